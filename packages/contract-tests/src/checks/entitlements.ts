@@ -1,0 +1,237 @@
+import { randomUUID } from "node:crypto";
+import type { Contract } from "../judge.js";
+import type { EntitlementsFixtures } from "../fixtures.js";
+import {
+  authChecks,
+  badParameterCheck,
+  invalidBodyChecks,
+  malformedJsonCheck,
+  preferStatus,
+  statusCheck,
+  successCheck,
+} from "./common.js";
+import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type Outcome } from "./types.js";
+
+/** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
+const PLACEHOLDER: EntitlementsFixtures = {
+  customer_id: "cus_contract_test",
+  metered_feature_id: "messages",
+  boolean_feature_id: "sso",
+  unlimited_feature_id: "seats",
+  denied_feature_id: "premium_support",
+  unknown_customer_id: "cus_unknown_contract_test",
+};
+
+function ids(ctx: CheckContext | undefined): EntitlementsFixtures {
+  return ctx?.fixtures?.entitlements ?? PLACEHOLDER;
+}
+
+type Body = Record<string, unknown>;
+
+async function check(ctx: CheckContext, body: Body, step: string): Promise<Body> {
+  return requireAnswer(await ctx.caller.call("checkAccess", { body: { customer_id: ids(ctx).customer_id, ...body } }), 200, step);
+}
+
+function balanceOf(body: Body): Body | undefined {
+  const balance = body.balance;
+  return typeof balance === "object" && balance !== null ? (balance as Body) : undefined;
+}
+
+/** The remaining balance of the metered feature, read from a check of 1 unit. */
+async function remaining(ctx: CheckContext, step: string): Promise<number> {
+  const body = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: 1 }, step);
+  const value = balanceOf(body)?.remaining;
+  if (typeof value !== "number") throw new CheckFailure(`${step}: the metered feature has no numeric balance.remaining`);
+  if (value < 10) throw new CheckFailure(`${step}: the metered feature has ${value} left; behaviour checks need at least 10 (refill the fixture customer)`);
+  return value;
+}
+
+function expectAllowed(body: Body, expected: boolean, step: string): void {
+  if (body.allowed !== expected) throw new CheckFailure(`${step}: expected allowed ${expected}, got ${JSON.stringify(body.allowed)}`);
+}
+
+function behavior(operation: string, name: string, what: string, run: (ctx: CheckContext) => Promise<Outcome>): Check {
+  return { operation, name, level: "behavior", what, run };
+}
+
+const CHECK_OPERATIONS = ["checkAccess", "checkAccessLegacy"] as const;
+const TRACK_OPERATIONS = ["trackUsage", "trackUsageLegacy"] as const;
+
+/** Every check of the Entitlements API, in the order they run. */
+export function entitlementsChecks(contract: Contract): Check[] {
+  const known = new Set(contract.listOperations().map((op) => op.operationId));
+  const checks: Check[] = [];
+
+  const customerOperations = [
+    ...CHECK_OPERATIONS.map((operation) => ({ operation, what: "a check of a metered feature answers as documented", extra: {} })),
+    ...TRACK_OPERATIONS.map((operation) => ({ operation, what: "tracking one unit of a metered feature answers as documented", extra: { value: 1 } })),
+  ];
+  for (const { operation, what, extra } of customerOperations.filter(({ operation }) => known.has(operation))) {
+    const valid = (ctx: CheckContext | undefined): Body => ({ customer_id: ids(ctx).customer_id, feature_id: ids(ctx).metered_feature_id, ...extra });
+    checks.push(
+      successCheck(operation, what, (ctx) => ({ body: valid(ctx) })),
+      ...authChecks(operation, (ctx) => ({ body: valid(ctx) })),
+      ...invalidBodyChecks(contract, operation, valid, "unknown_member"),
+      malformedJsonCheck(operation),
+      ...badParameterCheck(contract, operation, "header", "x-api-version", "not-a-version", { base: (ctx) => ({ body: valid(ctx) }), code: "invalid_api_version" }),
+      statusCheck(operation, "unknown-customer", "schema", 404, "a customer id the server does not know gives 404 with the documented body", (ctx) => ({
+        body: { ...valid(ctx), customer_id: ctx.fixtures?.entitlements?.unknown_customer_id ?? `cus_unknown_${randomUUID()}` },
+        headers: preferStatus(404),
+      })),
+    );
+  }
+
+  if (known.has("finalizeLock")) {
+    const valid = (): Body => ({ lock_id: `lock_${randomUUID()}`, action: "release" });
+    checks.push(
+      {
+        operation: "finalizeLock",
+        name: "success",
+        level: "schema",
+        what: "releasing a lock placed by a check answers as documented",
+        async run(ctx) {
+          const lockId = `lock_${randomUUID()}`;
+          await check(ctx, { feature_id: ids(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
+          return expectAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), "2xx");
+        },
+      },
+      ...authChecks("finalizeLock", () => ({ body: valid() })),
+      ...invalidBodyChecks(contract, "finalizeLock", valid, "unknown_member"),
+      malformedJsonCheck("finalizeLock"),
+    );
+  }
+
+  checks.push(...behaviorChecks());
+  return checks;
+}
+
+function behaviorChecks(): Check[] {
+  return [
+    behavior("checkAccess", "required-balance-default", "required_balance defaults to 1 and is echoed", async (ctx) => {
+      const body = await check(ctx, { feature_id: ids(ctx).metered_feature_id }, "check without required_balance");
+      if (body.required_balance !== 1) return fail(`expected required_balance 1 when omitted, got ${JSON.stringify(body.required_balance)}`);
+      const echoed = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: 3 }, "check with required_balance 3");
+      if (echoed.required_balance !== 3) return fail(`expected required_balance 3 to be echoed, got ${JSON.stringify(echoed.required_balance)}`);
+      return pass("required_balance is 1 when omitted and echoes 3 when sent");
+    }),
+    behavior("checkAccess", "allowed-when-balance-covers", "allowed is true when the balance covers required_balance and false one unit beyond", async (ctx) => {
+      const left = await remaining(ctx, "reading the balance");
+      const exact = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: left }, `check of all ${left} units`);
+      expectAllowed(exact, true, `check of all ${left} units`);
+      const over = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: left + 1 }, `check of ${left + 1} units`);
+      expectAllowed(over, false, `check of ${left + 1} units (balance ${left})`);
+      return pass(`balance ${left}: ${left} units allowed, ${left + 1} denied`);
+    }),
+    behavior("checkAccess", "allowed-when-unlimited", "an unlimited feature is allowed whatever the requirement", async (ctx) => {
+      const body = await check(ctx, { feature_id: ids(ctx).unlimited_feature_id, required_balance: 1_000_000_000 }, "check of the unlimited feature");
+      expectAllowed(body, true, "check of 1e9 units of the unlimited feature");
+      return pass("the unlimited feature allows 1e9 units");
+    }),
+    behavior("checkAccess", "allowed-when-boolean-in-plan", "a boolean feature in the plan is allowed and carries its flag", async (ctx) => {
+      const body = await check(ctx, { feature_id: ids(ctx).boolean_feature_id }, "check of the boolean feature");
+      expectAllowed(body, true, "check of the boolean feature in the plan");
+      if (body.flag === null || typeof body.flag !== "object") return fail(`expected a flag for the boolean feature in the plan, got ${JSON.stringify(body.flag)}`);
+      return pass("allowed with its flag");
+    }),
+    behavior("checkAccess", "denied-when-not-in-plan", "a boolean feature outside the plan is denied", async (ctx) => {
+      const body = await check(ctx, { feature_id: ids(ctx).denied_feature_id }, "check of the feature outside the plan");
+      expectAllowed(body, false, "check of the feature outside the plan");
+      return pass("denied");
+    }),
+    behavior("checkAccess", "balances-contain-checked-feature", "balances contains the checked feature", async (ctx) => {
+      const featureId = ids(ctx).metered_feature_id;
+      const body = await check(ctx, { feature_id: featureId }, "check of the metered feature");
+      const balances = body.balances;
+      if (typeof balances !== "object" || balances === null || !(featureId in balances)) {
+        return fail(`expected balances to contain ${featureId}, got ${JSON.stringify(balances)}`);
+      }
+      return pass(`balances contains ${featureId}`);
+    }),
+    behavior("checkAccess", "preview-usage-limit", "a denied check with with_preview carries preview with scenario usage_limit", async (ctx) => {
+      const left = await remaining(ctx, "reading the balance");
+      const body = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: left + 1, with_preview: true }, "denied check with preview");
+      expectAllowed(body, false, "check beyond the balance");
+      const preview = body.preview as Body | undefined | null;
+      if (!preview || preview.scenario !== "usage_limit") return fail(`expected preview.scenario usage_limit, got ${JSON.stringify(preview ?? null)}`);
+      return pass("preview.scenario is usage_limit");
+    }),
+    behavior("checkAccess", "preview-feature-flag", "a check of a feature outside the plan with with_preview carries preview with scenario feature_flag", async (ctx) => {
+      const body = await check(ctx, { feature_id: ids(ctx).denied_feature_id, with_preview: true }, "denied check with preview");
+      expectAllowed(body, false, "check of the feature outside the plan");
+      const preview = body.preview as Body | undefined | null;
+      if (!preview || preview.scenario !== "feature_flag") return fail(`expected preview.scenario feature_flag, got ${JSON.stringify(preview ?? null)}`);
+      return pass("preview.scenario is feature_flag");
+    }),
+    behavior("checkAccess", "preview-only-when-denied-and-asked", "preview is absent when access is allowed or with_preview is not set", async (ctx) => {
+      const allowed = await check(ctx, { feature_id: ids(ctx).metered_feature_id, with_preview: true }, "allowed check with preview");
+      expectAllowed(allowed, true, "check of 1 unit");
+      if (allowed.preview !== undefined && allowed.preview !== null) return fail(`allowed check carries preview ${JSON.stringify(allowed.preview)}`);
+      const denied = await check(ctx, { feature_id: ids(ctx).denied_feature_id }, "denied check without with_preview");
+      expectAllowed(denied, false, "check of the feature outside the plan");
+      if (denied.preview !== undefined && denied.preview !== null) return fail(`denied check without with_preview carries preview ${JSON.stringify(denied.preview)}`);
+      return pass("no preview when allowed, none when not asked for");
+    }),
+    behavior("checkAccess", "send-event-deducts-when-allowed", "send_event deducts required_balance when access is allowed", async (ctx) => {
+      const featureId = ids(ctx).metered_feature_id;
+      const before = await remaining(ctx, "reading the balance");
+      const sent = await check(ctx, { feature_id: featureId, required_balance: 2, send_event: true }, "check with send_event of 2 units");
+      expectAllowed(sent, true, "check with send_event of 2 units");
+      const after = await remaining(ctx, "reading the balance afterwards");
+      if (after !== before - 2) return fail(`balance went from ${before} to ${after}; expected ${before - 2}`);
+      return pass(`balance went from ${before} to ${after}`);
+    }),
+    behavior("checkAccess", "send-event-no-deduction-when-denied", "send_event deducts nothing when access is denied", async (ctx) => {
+      const featureId = ids(ctx).metered_feature_id;
+      const before = await remaining(ctx, "reading the balance");
+      const sent = await check(ctx, { feature_id: featureId, required_balance: before + 1, send_event: true }, "denied check with send_event");
+      expectAllowed(sent, false, `check with send_event of ${before + 1} units`);
+      const after = await remaining(ctx, "reading the balance afterwards");
+      if (after !== before) return fail(`a denied send_event changed the balance from ${before} to ${after}`);
+      return pass(`balance stayed ${before}`);
+    }),
+    behavior("checkAccess", "lock-holds-units", "a lock holds its units: a check needing them is denied while it is held", async (ctx) => {
+      const featureId = ids(ctx).metered_feature_id;
+      const before = await remaining(ctx, "reading the balance");
+      const lockId = `lock_${randomUUID()}`;
+      const locked = await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
+      expectAllowed(locked, true, "check with a lock of 3 units");
+      try {
+        const beyond = await check(ctx, { feature_id: featureId, required_balance: before - 2 }, `check of ${before - 2} units while 3 are held`);
+        expectAllowed(beyond, false, `check of ${before - 2} units while 3 of ${before} are held`);
+        const within = await check(ctx, { feature_id: featureId, required_balance: before - 3 }, `check of ${before - 3} units while 3 are held`);
+        expectAllowed(within, true, `check of ${before - 3} units while 3 of ${before} are held`);
+      } finally {
+        await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } });
+      }
+      return pass(`with 3 of ${before} held, ${before - 2} denied and ${before - 3} allowed`);
+    }),
+    behavior("finalizeLock", "release-gives-units-back", "finalize with release gives the held units back", async (ctx) => {
+      const featureId = ids(ctx).metered_feature_id;
+      const before = await remaining(ctx, "reading the balance");
+      const lockId = `lock_${randomUUID()}`;
+      await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
+      requireAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), 200, "release");
+      const after = await remaining(ctx, "reading the balance after release");
+      if (after !== before) return fail(`balance was ${before} before the lock and ${after} after release`);
+      const all = await check(ctx, { feature_id: featureId, required_balance: before }, `check of all ${before} units`);
+      expectAllowed(all, true, `check of all ${before} units after release`);
+      return pass(`balance back to ${before}`);
+    }),
+    behavior("finalizeLock", "confirm-keeps-units", "finalize with confirm keeps the held units deducted", async (ctx) => {
+      const featureId = ids(ctx).metered_feature_id;
+      const before = await remaining(ctx, "reading the balance");
+      const lockId = `lock_${randomUUID()}`;
+      await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
+      requireAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "confirm" } }), 200, "confirm");
+      const after = await remaining(ctx, "reading the balance after confirm");
+      if (after !== before - 3) return fail(`balance was ${before} before the lock and ${after} after confirm; expected ${before - 3}`);
+      return pass(`balance went from ${before} to ${after}`);
+    }),
+    behavior("finalizeLock", "unknown-lock", "finalizing a lock id the server never issued gives 400 invalid_request", async (ctx) => {
+      const result = await ctx.caller.call("finalizeLock", { body: { lock_id: `lock_unknown_${randomUUID()}`, action: "confirm" } });
+      const body = requireAnswer(result, 400, "finalize of an unknown lock");
+      if (body.code !== "invalid_request") return fail(`expected code invalid_request, got ${JSON.stringify(body.code)}`);
+      return pass("400 invalid_request");
+    }),
+  ];
+}

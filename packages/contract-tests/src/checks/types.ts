@@ -1,0 +1,71 @@
+import type { Caller, CallResult } from "../http.js";
+import type { Contract } from "../judge.js";
+import type { Fixtures } from "../fixtures.js";
+
+export type Level = "schema" | "behavior";
+
+export interface Outcome {
+  ok: boolean;
+  reason: string;
+}
+
+export interface CheckContext {
+  caller: Caller;
+  contract: Contract;
+  level: Level;
+  fixtures: Fixtures | undefined;
+}
+
+/** One named check of one operation. `name` is stable: reports and tests refer to it. */
+export interface Check {
+  operation: string;
+  name: string;
+  /** The lowest level that runs the check: schema checks run at both levels. */
+  level: Level;
+  /** What is checked, in words. */
+  what: string;
+  run(ctx: CheckContext): Promise<Outcome>;
+}
+
+export function pass(reason: string): Outcome {
+  return { ok: true, reason };
+}
+
+export function fail(reason: string): Outcome {
+  return { ok: false, reason };
+}
+
+/** Thrown inside a check to stop it with a failure; the runner turns it into the check's outcome. */
+export class CheckFailure extends Error {
+  override name = "CheckFailure";
+}
+
+/**
+ * The answer must have one of the expected statuses and match the contract for it. An
+ * undocumented status is reported as such before the mismatch with the expectation.
+ */
+export function expectAnswer(result: CallResult, expected: number | number[] | "2xx"): Outcome {
+  const { exchange, verdict } = result;
+  const status = exchange.status;
+  if (!verdict.ok && /is not documented for|is not an operation/.test(verdict.reason)) return fail(verdict.reason);
+  const matches = expected === "2xx" ? status >= 200 && status < 300 : ([] as number[]).concat(expected).includes(status);
+  if (!matches) {
+    const want = expected === "2xx" ? "a 2xx status" : ([] as number[]).concat(expected).join(" or ");
+    return fail(`expected ${want}, got ${status}: ${snippet(exchange.bodyText)}`);
+  }
+  return verdict.ok ? pass(verdict.reason) : fail(verdict.reason);
+}
+
+/** Like `expectAnswer`, but stops the check with a failure, and hands back the parsed body. */
+export function requireAnswer(result: CallResult, expected: number | number[] | "2xx", step: string): Record<string, unknown> {
+  const outcome = expectAnswer(result, expected);
+  if (!outcome.ok) throw new CheckFailure(`${step}: ${outcome.reason}`);
+  const body = result.body;
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+export function snippet(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat === "") return "(empty body)";
+  return flat.length > max ? `${flat.slice(0, max)}...` : flat;
+}

@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import type { Contract } from "../judge.js";
+import type { WebdataFixtures } from "../fixtures.js";
+import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, preferStatus, statusCheck, successCheck } from "./common.js";
+import { fail, pass, requireAnswer, type Check, type CheckContext } from "./types.js";
+
+/** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
+const PLACEHOLDER: WebdataFixtures = {
+  monitor_id: "7f3c9a52-4d1e-4b8a-9c2f-1e5d6a7b8c90",
+  crawl_url: "https://example.com",
+};
+
+/** The seed's answer for cancelling a crawl that does not exist. */
+const CRAWL_NOT_FOUND = "Crawl job not found.";
+
+function ids(ctx: CheckContext | undefined): WebdataFixtures {
+  return ctx?.fixtures?.webdata ?? PLACEHOLDER;
+}
+
+type Body = Record<string, unknown>;
+
+/** Checks that an id that is not a UUID gives 400, when the contract declares the parameter a UUID. */
+function wrongFormatIdCheck(contract: Contract, operation: string, param: string): Check[] {
+  const schema = contract.parameter(operation, "path", param);
+  if (!schema || contract.validate(schema.pointer, "not-a-uuid").ok) return [];
+  return [
+    statusCheck(operation, "id-wrong-format", "schema", 400, `${param} "not-a-uuid", which is not a UUID, gives 400 with the documented body`, () => ({
+      path: { [param]: "not-a-uuid" },
+    })),
+  ];
+}
+
+async function startCrawl(ctx: CheckContext, step: string): Promise<string> {
+  const body = requireAnswer(await ctx.caller.call("startCrawl", { body: { url: ids(ctx).crawl_url } }), 200, step);
+  if (typeof body.id !== "string") throw new Error(`${step}: the answer has no id`);
+  return body.id;
+}
+
+function periodsOf(body: Body): Body[] {
+  return Array.isArray(body.periods) ? (body.periods as Body[]) : [];
+}
+
+/** Every check of the Web Data API, in the order they run. */
+export function webdataChecks(contract: Contract): Check[] {
+  const known = new Set(contract.listOperations().map((op) => op.operationId));
+  const checks: Check[] = [];
+  const has = (operation: string) => known.has(operation);
+
+  if (has("startCrawl")) {
+    const valid = (ctx: CheckContext | undefined): Body => ({ url: ids(ctx).crawl_url });
+    checks.push(
+      successCheck("startCrawl", "starting a crawl of a URL answers as documented", (ctx) => ({ body: valid(ctx) })),
+      ...authChecks("startCrawl", (ctx) => ({ body: valid(ctx) })),
+      ...invalidBodyChecks(contract, "startCrawl", valid, "unknownMember"),
+      malformedJsonCheck("startCrawl"),
+    );
+  }
+
+  if (has("cancelCrawl")) {
+    checks.push(
+      {
+        operation: "cancelCrawl",
+        name: "success",
+        level: "schema",
+        what: "cancelling a crawl that was just started answers as documented",
+        async run(ctx) {
+          const id = await startCrawl(ctx, "starting the crawl to cancel");
+          const result = await ctx.caller.call("cancelCrawl", { path: { id } });
+          const body = requireAnswer(result, 200, "cancel");
+          if (ctx.level === "behavior" && body.status !== "cancelled") return fail(`expected { status: "cancelled" }, got ${JSON.stringify(body)}`);
+          return pass(result.verdict.reason);
+        },
+      },
+      ...authChecks("cancelCrawl", () => ({ path: { id: randomUUID() } })),
+      ...wrongFormatIdCheck(contract, "cancelCrawl", "id"),
+      {
+        operation: "cancelCrawl",
+        name: "unknown-id",
+        level: "schema",
+        what: `cancelling a crawl id the server does not know gives 404 ("${CRAWL_NOT_FOUND}" at behavior level)`,
+        async run(ctx) {
+          const result = await ctx.caller.call("cancelCrawl", { path: { id: randomUUID() }, headers: preferStatus(404) });
+          const body = requireAnswer(result, 404, "cancel of an unknown crawl");
+          if (ctx.level === "behavior" && body.error !== CRAWL_NOT_FOUND) {
+            return fail(`expected error "${CRAWL_NOT_FOUND}", got ${JSON.stringify(body.error)}`);
+          }
+          return pass(result.verdict.reason);
+        },
+      },
+    );
+  }
+
+  for (const operation of ["listInteractSessions", "listBrowserSessions"].filter(has)) {
+    checks.push(
+      successCheck(operation, "listing sessions answers as documented", () => ({})),
+      successCheck(operation, "listing active sessions answers as documented", () => ({ query: { status: "active" } }), "success-status-active"),
+      ...authChecks(operation, () => ({})),
+      ...badParameterCheck(contract, operation, "query", "status", "not-a-status"),
+    );
+  }
+  if (has("listInteractSessions")) {
+    checks.push({
+      operation: "listInteractSessions",
+      name: "status-filter-active",
+      level: "behavior",
+      what: "status=active returns only active sessions",
+      async run(ctx) {
+        const body = requireAnswer(await ctx.caller.call("listInteractSessions", { query: { status: "active" } }), 200, "list with status=active");
+        const sessions = Array.isArray(body.sessions) ? (body.sessions as Body[]) : [];
+        const other = sessions.filter((session) => session.status !== "active");
+        if (other.length) return fail(`status=active returned ${other.length} session(s) with status ${JSON.stringify(other[0]?.status)}`);
+        return pass(`${sessions.length} session(s), all active`);
+      },
+    });
+  }
+
+  if (has("getMonitor")) {
+    checks.push(
+      {
+        operation: "getMonitor",
+        name: "success",
+        level: "schema",
+        what: "reading a monitor answers as documented (the fixture monitor at behavior level)",
+        async run(ctx) {
+          const monitorId = ids(ctx).monitor_id;
+          const result = await ctx.caller.call("getMonitor", { path: { monitorId } });
+          const body = requireAnswer(result, 200, "get monitor");
+          const data = body.data as Body | undefined;
+          if (ctx.level === "behavior" && data?.id !== monitorId) return fail(`asked for monitor ${monitorId}, got ${JSON.stringify(data?.id)}`);
+          return pass(result.verdict.reason);
+        },
+      },
+      ...authChecks("getMonitor", (ctx) => ({ path: { monitorId: ids(ctx).monitor_id } })),
+      ...wrongFormatIdCheck(contract, "getMonitor", "monitorId"),
+      statusCheck("getMonitor", "unknown-id", "schema", 404, "a monitor id the server does not know gives 404 with the documented body", () => ({
+        path: { monitorId: randomUUID() },
+        headers: preferStatus(404),
+      })),
+    );
+  }
+
+  if (has("getTokenUsage")) {
+    checks.push(
+      successCheck("getTokenUsage", "reading token usage answers as documented", () => ({})),
+      ...authChecks("getTokenUsage", () => ({})),
+    );
+  }
+
+  if (has("getHistoricalCreditUsage")) {
+    checks.push(
+      successCheck("getHistoricalCreditUsage", "reading historical credit usage answers as documented", () => ({})),
+      successCheck("getHistoricalCreditUsage", "reading historical credit usage by key answers as documented", () => ({ query: { byApiKey: true } }), "success-by-api-key"),
+      ...authChecks("getHistoricalCreditUsage", () => ({})),
+      ...badParameterCheck(contract, "getHistoricalCreditUsage", "query", "byApiKey", "not-a-boolean"),
+      {
+        operation: "getHistoricalCreditUsage",
+        name: "api-key-only-when-requested",
+        level: "behavior",
+        what: "periods carry apiKey only with byApiKey=true",
+        async run(ctx) {
+          for (const query of [undefined, { byApiKey: false }]) {
+            const step = query ? "byApiKey=false" : "no byApiKey";
+            const body = requireAnswer(await ctx.caller.call("getHistoricalCreditUsage", { query }), 200, step);
+            const keyed = periodsOf(body).filter((period) => "apiKey" in period);
+            if (keyed.length) return fail(`${step}: ${keyed.length} period(s) carry apiKey`);
+          }
+          const body = requireAnswer(await ctx.caller.call("getHistoricalCreditUsage", { query: { byApiKey: true } }), 200, "byApiKey=true");
+          const periods = periodsOf(body);
+          if (periods.length === 0) return fail("byApiKey=true returned no periods, so the breakdown cannot be shown");
+          const missing = periods.filter((period) => typeof period.apiKey !== "string");
+          if (missing.length) return fail(`byApiKey=true: ${missing.length} of ${periods.length} period(s) lack apiKey`);
+          return pass(`apiKey absent without byApiKey, present on all ${periods.length} period(s) with it`);
+        },
+      },
+    );
+  }
+
+  return checks;
+}

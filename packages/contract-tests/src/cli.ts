@@ -1,0 +1,91 @@
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { UnreachableError } from "./http.js";
+import { UsageError } from "./fixtures.js";
+import { formatResult, formatSummary, LEVELS, runContractTests, SERVICES } from "./run.js";
+import type { Service } from "./judge.js";
+import type { Level } from "./checks/types.js";
+
+export const USAGE = `Usage: contract-test --service <entitlements|webdata> --base-url <URL> [--api-key <KEY>]
+                     [--fixtures <FILE.json>] [--level <schema|behavior>] [--report <FILE.json>]
+
+Options may also come from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY,
+CONTRACT_FIXTURES and CONTRACT_LEVEL; a flag wins over its variable.
+Exit status: 0 every check passed, 1 a check failed, 2 bad arguments or unreachable server.`;
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+const defaultIo: CliIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+};
+
+/** Runs the command line and resolves to its exit code. */
+export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        service: { type: "string" },
+        "base-url": { type: "string" },
+        "api-key": { type: "string" },
+        fixtures: { type: "string" },
+        level: { type: "string" },
+        report: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    io.err(`contract-test: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const pick = (flag: string, variable: string): string | undefined => (values[flag] as string | undefined) ?? (io.env[variable] || undefined);
+  const service = pick("service", "CONTRACT_SERVICE");
+  const baseUrl = pick("base-url", "CONTRACT_BASE_URL");
+  const level = pick("level", "CONTRACT_LEVEL") ?? "schema";
+  const problems: string[] = [];
+  if (!service) problems.push("--service is required");
+  else if (!SERVICES.includes(service as Service)) problems.push(`--service must be one of ${SERVICES.join(", ")} (got "${service}")`);
+  if (!baseUrl) problems.push("--base-url is required");
+  if (!LEVELS.includes(level as Level)) problems.push(`--level must be one of ${LEVELS.join(", ")} (got "${level}")`);
+  if (problems.length) {
+    io.err(`contract-test: ${problems.join("; ")}\n${USAGE}`);
+    return 2;
+  }
+
+  try {
+    const report = await runContractTests({
+      service: service as Service,
+      baseUrl: baseUrl!,
+      apiKey: pick("api-key", "CONTRACT_API_KEY"),
+      fixtures: pick("fixtures", "CONTRACT_FIXTURES"),
+      level: level as Level,
+      onResult: (result) => io.out(formatResult(result)),
+    });
+    if (typeof values.report === "string") writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
+    io.out(formatSummary(report));
+    return report.failed === 0 ? 0 : 1;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`contract-test: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof UnreachableError) {
+      io.err(`contract-test: cannot reach ${baseUrl}: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}

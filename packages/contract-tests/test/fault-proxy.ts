@@ -1,0 +1,96 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A request on its way to the target; a fault may change any part of it. */
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  body: string;
+}
+
+/** The target's answer on its way back; a fault may change any part of it. */
+export interface ProxiedResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** One deliberate deviation from the contract, applied by the proxy to matching traffic. */
+export interface Fault {
+  request?(request: ProxiedRequest): void;
+  response?(request: ProxiedRequest, response: ProxiedResponse, upstream: Upstream): void | Promise<void>;
+}
+
+/** Lets a fault send extra requests of its own to the target. */
+export type Upstream = (method: string, path: string, headers: Headers, body?: string) => Promise<Response>;
+
+export interface FaultProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Starts an HTTP proxy on 127.0.0.1 (port 0) that forwards to `target` and applies `fault`. */
+export async function startFaultProxy(target: string, fault: Fault): Promise<FaultProxy> {
+  const upstream: Upstream = (method, path, headers, body) => fetch(new URL(path, target), { method, headers, body });
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? "/", "http://proxy");
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === "string" && name !== "host" && name !== "content-length" && name !== "connection") headers.set(name, value);
+      }
+      const request: ProxiedRequest = { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, headers, body: await readBody(req) };
+      fault.request?.(request);
+      const search = request.query.toString();
+      const answer = await upstream(request.method, `${request.path}${search ? `?${search}` : ""}`, request.headers, request.method === "GET" || request.method === "HEAD" ? undefined : request.body);
+      const responseHeaders = new Headers(answer.headers);
+      responseHeaders.delete("content-length");
+      responseHeaders.delete("content-encoding");
+      responseHeaders.delete("transfer-encoding");
+      const response: ProxiedResponse = { status: answer.status, headers: responseHeaders, body: await answer.text() };
+      await fault.response?.(request, response, upstream);
+      const outgoing: Record<string, string> = {};
+      response.headers.forEach((value, name) => (outgoing[name] = value));
+      res.writeHead(response.status, outgoing);
+      res.end(response.body);
+    } catch (error) {
+      res.writeHead(502, { "content-type": "text/plain" });
+      res.end(`fault proxy: ${(error as Error).message}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
+/** Rewrites a JSON body in place; leaves non-JSON bodies alone. */
+export function editJson(response: ProxiedResponse, edit: (body: Record<string, unknown>) => unknown): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    return;
+  }
+  const result = edit(body as Record<string, unknown>);
+  response.body = JSON.stringify(result === undefined ? body : result);
+}
+
+export function jsonOf(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

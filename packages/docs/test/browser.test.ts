@@ -1,0 +1,165 @@
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDocsServer, type DocsServer } from "../server.mjs";
+import { listOperations, resolveRef, type Operation } from "../src/openapi.mjs";
+import { distDir, loadApis } from "./helpers.js";
+
+const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const screenshots = path.join(distDir, "screenshots");
+const apis = loadApis();
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A page whose every request to a host other than 127.0.0.1 is blocked, and whose troubles are recorded. */
+async function openPage(browser: Browser, url: string) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  await context.route("**/*", async (route) => {
+    const target = new URL(route.request().url());
+    if (target.protocol === "http:" || target.protocol === "https:" ? target.hostname === "127.0.0.1" : true) {
+      await route.continue();
+    } else {
+      problems.push(`request to another host: ${target.href}`);
+      await route.abort("blockedbyclient");
+    }
+  });
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) => problems.push(`failed request: ${request.url()} (${request.failure()?.errorText})`));
+  page.on("response", (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.url()}`);
+  });
+  await page.goto(url, { waitUntil: "load" });
+  return { page, problems, close: () => context.close() };
+}
+
+/** Opens an operation through the sidebar and waits for its heading in the content. */
+async function showOperation(page: Page, document: any, op: Operation) {
+  const link = page.getByRole("link", { name: new RegExp(`^${escapeRegExp(op.summary)}\\s*${op.method}`, "i") }).first();
+  if (!(await link.isVisible())) {
+    // Operations sit in collapsed tag groups until their tag is opened.
+    const tag = op.operation.tags?.[0] as string | undefined;
+    const label = document.tags?.find((t: any) => t.name === tag)?.["x-displayName"] ?? tag;
+    await page.getByRole("link", { name: label, exact: true }).first().click();
+  }
+  await link.click();
+  // A heading's text is the summary, plus a badge on deprecated operations.
+  await page
+    .locator("main :is(h1, h2, h3)")
+    .filter({ hasText: new RegExp(`^${escapeRegExp(op.summary)}\\s*(deprecated)?$`, "i") })
+    .first()
+    .waitFor({ state: "visible" });
+}
+
+describe("the pages in headless Chromium", () => {
+  let browser: Browser;
+  let docs: DocsServer;
+  beforeAll(async () => {
+    if (!existsSync(executablePath)) {
+      throw new Error(`no Chromium at ${executablePath}: install Debian's chromium or set CHROMIUM_PATH`);
+    }
+    mkdirSync(screenshots, { recursive: true });
+    docs = await startDocsServer({ port: 0, root: distDir });
+    browser = await chromium.launch({
+      executablePath,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await docs?.close();
+  });
+
+  it("the landing page loads cleanly and names both APIs with their versions", async () => {
+    const { page, problems, close } = await openPage(browser, `${docs.url}/`);
+    try {
+      const text = await page.locator("body").innerText();
+      for (const { api, document } of apis) {
+        expect(text).toContain(document.info.title);
+        expect(text).toContain(`version ${document.info.version}`);
+        await page.locator(`a[href="${api.name}.html"]`).first().waitFor();
+      }
+      await page.screenshot({ path: path.join(screenshots, "index.png"), fullPage: true });
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it.each(apis.map((entry) => [entry.api.name, entry] as const))(
+    "%s.html shows every operation by its summary, with no console error and no failed request",
+    async (name, { document }) => {
+      const { page, problems, close } = await openPage(browser, `${docs.url}/${name}.html`);
+      try {
+        await page.getByRole("heading", { level: 1, name: document.info.title }).waitFor();
+        await page.screenshot({ path: path.join(screenshots, `${name}.png`) });
+        const operations = listOperations(document);
+        expect(operations.length).toBeGreaterThan(0);
+        for (const op of operations) await showOperation(page, document, op);
+        expect(problems).toEqual([]);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it("the check operation offers every named example of its answer", async () => {
+    const { api, document } = apis.find((a) => a.api.name === "entitlements")!;
+    const op = listOperations(document).find((o) => o.path === "/v1/balances.check")!;
+    const examples = Object.values(
+      resolveRef(document, resolveRef(document, op.operation.responses["200"]).content["application/json"].examples),
+    ).map((example) => resolveRef(document, example) as { summary: string; value: { allowed: boolean } });
+    expect(examples.length).toBeGreaterThan(1);
+
+    const { page, problems, close } = await openPage(browser, `${docs.url}/${api.name}.html`);
+    try {
+      await showOperation(page, document, op);
+      // The answer panel's picker starts on the first example; it lists the others when opened.
+      const picker = page.getByRole("button", { name: "Example" }).last();
+      await picker.scrollIntoViewIfNeeded();
+      await expect.poll(() => picker.innerText()).toContain(examples[0]!.summary);
+      await picker.click();
+      const menu = page.getByRole("menu").filter({ visible: true });
+      await expect
+        .poll(() => menu.getByRole("menuitem").allInnerTexts())
+        .toEqual(examples.map((example) => example.summary));
+      const denied = examples.find((e) => e.value.allowed === false);
+      if (denied) {
+        await menu.getByRole("menuitem", { name: denied.summary, exact: true }).click();
+        await expect.poll(() => picker.innerText()).toContain(denied.summary);
+        await expect.poll(() => page.locator("main").innerText()).toMatch(/"allowed":\s*false/);
+      }
+      await page.screenshot({ path: path.join(screenshots, `${api.name}-check-examples.png`) });
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("a reference page also works opened from disk", async () => {
+    const { document } = apis[0]!;
+    const op = listOperations(document)[0]!;
+    const { page, problems, close } = await openPage(browser, pathToFileURL(path.join(distDir, `${apis[0]!.api.name}.html`)).href);
+    try {
+      await showOperation(page, document, op);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});

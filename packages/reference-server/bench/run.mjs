@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// Requests per second and p99 latency of POST /v1/balances.check, on the reference server and on
+// the Prism mock, measured in the same run in alternating rounds (medians of the rounds).
+//   npm run bench -w packages/reference-server [-- --duration 5 --rounds 3 --connections 10]
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { defaultFixtures, startReferenceServer } from "../dist/index.js";
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "5" },
+    rounds: { type: "string", default: "3" },
+    connections: { type: "string", default: "10" },
+  },
+});
+const duration = Number(values.duration);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+
+const { customer_id, metered_feature_id } = defaultFixtures.entitlements;
+const body = JSON.stringify({ customer_id, feature_id: metered_feature_id, required_balance: 1 });
+
+async function target(name, start) {
+  try {
+    return { name, server: await start() };
+  } catch (error) {
+    console.error(`${name}: not available (${error.message}); skipped`);
+    return null;
+  }
+}
+
+const targets = (
+  await Promise.all([
+    target("reference server", () => startReferenceServer({ service: "entitlements" })),
+    target("Prism mock", async () => {
+      const { startMockServer } = await import("@api-contracts/mock-server");
+      return startMockServer({ service: "entitlements" });
+    }),
+  ])
+).filter(Boolean);
+
+function once(url) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${url}/v1/balances.check`,
+        method: "POST",
+        headers: { authorization: `Bearer ${defaultFixtures.api_keys.entitlements}`, "content-type": "application/json" },
+        body,
+        connections,
+        duration,
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const samples = new Map(targets.map((t) => [t.name, { rps: [], p99: [], non2xx: 0 }]));
+try {
+  for (const t of targets) await once(t.server.url).catch(() => undefined); // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const t of round % 2 ? [...targets].reverse() : targets) {
+      const result = await once(t.server.url);
+      const s = samples.get(t.name);
+      s.rps.push(result.requests.average);
+      s.p99.push(result.latency.p99);
+      s.non2xx += result.non2xx + result.errors;
+    }
+  }
+} finally {
+  await Promise.all(targets.map((t) => t.server.close()));
+}
+
+console.log(`\nPOST /v1/balances.check, ${connections} connections, ${rounds} rounds of ${duration} s each (medians), Node ${process.version}\n`);
+console.log("| server | requests/s | p99 latency (ms) | non-2xx or errors |");
+console.log("|---|---:|---:|---:|");
+for (const [name, s] of samples) console.log(`| ${name} | ${Math.round(median(s.rps))} | ${median(s.p99)} | ${s.non2xx} |`);
+const [ref, prism] = [samples.get("reference server"), samples.get("Prism mock")];
+if (ref && prism) console.log(`\nreference / Prism requests per second: ${(median(ref.rps) / median(prism.rps)).toFixed(1)}x`);

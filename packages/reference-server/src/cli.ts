@@ -1,0 +1,72 @@
+import { parseArgs } from "node:util";
+import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
+import { startReferenceServer, type ReferenceServer, type Service } from "./server.js";
+
+const USAGE = `Usage: reference-server [options]
+
+Serves a stateful in-memory implementation of the Entitlements and Web Data APIs.
+
+Options:
+  --service <name>           entitlements, webdata or both (default: both)
+  --host <host>              interface to listen on (default: 127.0.0.1)
+  --entitlements-port <n>    port of the entitlements API (default: 4011)
+  --webdata-port <n>         port of the web data API (default: 4010)
+  --fixtures <file>          seed the servers from this fixtures file (default: built-in world)
+  --write-fixtures <file>    write the built-in fixtures to <file> and exit
+  --help                     show this help
+`;
+
+function port(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${flag} must be a port number (0-65535), got ${value}`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      service: { type: "string", default: "both" },
+      host: { type: "string", default: "127.0.0.1" },
+      "entitlements-port": { type: "string", default: "4011" },
+      "webdata-port": { type: "string", default: "4010" },
+      fixtures: { type: "string" },
+      "write-fixtures": { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (values["write-fixtures"]) {
+    writeFixtures(values["write-fixtures"]);
+    process.stdout.write(`wrote ${values["write-fixtures"]}\n`);
+    return;
+  }
+  const services: Service[] = values.service === "both" ? ["entitlements", "webdata"] : [values.service as Service];
+  if (!services.every((s) => s === "entitlements" || s === "webdata")) throw new UsageError(`--service must be entitlements, webdata or both, got ${values.service}`);
+  const ports: Record<Service, number> = { entitlements: port(values["entitlements-port"], "--entitlements-port"), webdata: port(values["webdata-port"], "--webdata-port") };
+  const fixtures: Fixtures = values.fixtures ? loadFixtures(values.fixtures) : defaultFixtures;
+
+  const servers: ReferenceServer[] = [];
+  for (const service of services) {
+    const server = await startReferenceServer({ service, host: values.host, port: ports[service], fixtures });
+    servers.push(server);
+    process.stdout.write(`${service} reference server listening on ${server.url}\n`);
+  }
+  const stop = (): void => {
+    void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const known = error instanceof UsageError || error instanceof FixturesError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+  process.stderr.write(`reference-server: ${(error as Error).message}\n${known && !(error instanceof FixturesError) ? `\n${USAGE}` : ""}`);
+  process.exit(known ? 2 : 1);
+});

@@ -1,0 +1,380 @@
+import type { components } from "@api-contracts/entitlements-client";
+import type { Feature, Product, World, WorldCustomer } from "../fixtures.js";
+
+type Schemas = components["schemas"];
+export type Balance = Schemas["Balance"];
+export type Flag = Schemas["Flag"];
+export type CheckRequest = Schemas["CheckRequest"];
+export type CheckResponse = Schemas["CheckResponse"];
+export type TrackRequest = Schemas["TrackRequest"];
+export type TrackResponse = Schemas["TrackResponse"];
+export type FinalizeRequest = Schemas["FinalizeRequest"];
+type ProductItem = Product["items"][number];
+type Interval = NonNullable<ProductItem["interval"]>;
+
+/** A refusal in the API's error vocabulary; the HTTP layer turns it into the documented body. */
+export class EntitlementsError extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One source of a balance: a product item granting the feature. */
+interface Source {
+  productId: string;
+  included: number | "inf";
+  interval: Interval | null;
+  intervalCount: number;
+}
+
+/** The running state of one feature for one customer or entity. */
+interface Account {
+  featureId: string;
+  sources: Source[];
+  usage: number;
+  /** Units held by live locks, by lock id. */
+  held: Map<string, number>;
+  nextResetAt: number | null;
+}
+
+interface Holder {
+  customerId: string;
+  entityId: string | null;
+  productIds: string[];
+  accounts: Map<string, Account>;
+}
+
+/** A live hold: units reserved on one or more accounts under one lock id. */
+interface Lock {
+  parts: Array<{ account: Account; amount: number }>;
+  expiresAt: number | null;
+}
+
+export interface CheckOptions {
+  expandBalanceFeature: boolean;
+  expandFlagFeature: boolean;
+}
+
+const DAY = 86_400_000;
+const LOCK_HORIZON = DAY;
+
+/** Adds `count` intervals to a timestamp (calendar months in UTC for month-based intervals). */
+function addInterval(from: number, interval: Interval, count: number): number {
+  const fixed: Partial<Record<Interval, number>> = { minute: 60_000, hour: 3_600_000, day: DAY, week: 7 * DAY };
+  const step = fixed[interval];
+  if (step !== undefined) return from + step * count;
+  const months = { month: 1, quarter: 3, semi_annual: 6, year: 12 }[interval as "month" | "quarter" | "semi_annual" | "year"] * count;
+  const d = new Date(from);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return d.getTime();
+}
+
+/**
+ * The entitlements world in memory. Every operation runs synchronously from reading a balance
+ * to changing it, so concurrent requests on Node's single thread can never interleave inside a
+ * decision: that is what makes `send_event` and locks atomic.
+ */
+export class EntitlementsStore {
+  readonly env: "sandbox" | "live";
+  private readonly features: Map<string, Feature>;
+  private readonly products: Map<string, Product>;
+  private readonly customers = new Map<string, { holder: Holder; entities: Map<string, Holder> }>();
+  private readonly locks = new Map<string, Lock>();
+  private readonly idempotencyKeys = new Set<string>();
+
+  constructor(
+    world: World["entitlements"],
+    private readonly now: () => number,
+  ) {
+    this.env = world.env ?? "sandbox";
+    this.features = new Map(world.features.map((f) => [f.id, structuredClone(f)]));
+    this.products = new Map(world.products.map((p) => [p.id, structuredClone(p)]));
+    for (const c of world.customers) this.addCustomer(c);
+  }
+
+  private addCustomer(c: WorldCustomer): void {
+    const holder = this.makeHolder(c.id, null, c.products, c.usage ?? {});
+    const entities = new Map((c.entities ?? []).map((e) => [e.id, this.makeHolder(c.id, e.id, e.products ?? c.products, e.usage ?? {})]));
+    this.customers.set(c.id, { holder, entities });
+  }
+
+  private makeHolder(customerId: string, entityId: string | null, productIds: string[], usage: Record<string, number>): Holder {
+    const accounts = new Map<string, Account>();
+    for (const productId of productIds) {
+      for (const item of this.products.get(productId)?.items ?? []) {
+        const feature = item.feature_id ? this.features.get(item.feature_id) : undefined;
+        if (!feature || feature.type === "boolean" || item.type === "price") continue;
+        let account = accounts.get(feature.id);
+        if (!account) {
+          account = { featureId: feature.id, sources: [], usage: Object.hasOwn(usage, feature.id) ? (usage[feature.id] ?? 0) : 0, held: new Map(), nextResetAt: null };
+          accounts.set(feature.id, account);
+        }
+        const interval = feature.consumable ? (item.interval ?? null) : null;
+        account.sources.push({ productId, included: item.included_usage === "inf" ? "inf" : (item.included_usage ?? 0), interval, intervalCount: item.interval_count ?? 1 });
+        if (interval && account.nextResetAt === null) account.nextResetAt = addInterval(this.now(), interval, item.interval_count ?? 1);
+      }
+    }
+    return { customerId, entityId, productIds, accounts };
+  }
+
+  /** Releases every lock whose `expires_at` has passed and applies due period resets. */
+  private tick(account?: Account): void {
+    const now = this.now();
+    for (const [id, lock] of this.locks) {
+      if (lock.expiresAt !== null && lock.expiresAt <= now) this.endLock(id, lock);
+    }
+    if (account && account.nextResetAt !== null && account.nextResetAt <= now) {
+      const source = account.sources.find((s) => s.interval !== null);
+      if (source?.interval) {
+        while (account.nextResetAt <= now) account.nextResetAt = addInterval(account.nextResetAt, source.interval, source.intervalCount);
+        account.usage = 0;
+      }
+    }
+  }
+
+  private endLock(id: string, lock: Lock): void {
+    for (const part of lock.parts) part.account.held.delete(id);
+    this.locks.delete(id);
+  }
+
+  /** Rejects a lock that cannot be placed: unknown horizon, or a lock id still live. */
+  private checkLock(lock: { lock_id: string; expires_at?: number | null }, feature: Feature): void {
+    if (feature.type === "boolean" || !feature.consumable) {
+      throw new EntitlementsError(400, "invalid_inputs", `lock can only be placed on a consumable feature; ${feature.id} is not consumable`);
+    }
+    const expiresAt = lock.expires_at;
+    if (expiresAt !== undefined && expiresAt !== null && (expiresAt <= this.now() || expiresAt > this.now() + LOCK_HORIZON)) {
+      throw new EntitlementsError(400, "invalid_inputs", "lock.expires_at must be in the future and at most 24 hours ahead");
+    }
+  }
+
+  private rejectLiveLock(lockId: string): void {
+    if (this.locks.has(lockId)) throw new EntitlementsError(409, "lock_already_exists", `Lock ${lockId} already exists`);
+  }
+
+  private feature(id: string): Feature {
+    const feature = this.features.get(id);
+    if (!feature) throw new EntitlementsError(404, "feature_not_found", `Feature ${id} not found`);
+    return feature;
+  }
+
+  private holder(customerId: string, entityId: string | undefined | null): Holder {
+    const customer = this.customers.get(customerId);
+    if (!customer) throw new EntitlementsError(404, "customer_not_found", `Customer ${customerId} not found`);
+    if (entityId === undefined || entityId === null) return customer.holder;
+    const entity = customer.entities.get(entityId);
+    if (!entity) throw new EntitlementsError(404, "entity_not_found", `Entity ${entityId} not found for customer ${customerId}`);
+    return entity;
+  }
+
+  private static granted(account: Account): number {
+    return account.sources.reduce((sum, s) => sum + (s.included === "inf" ? 0 : s.included), 0);
+  }
+
+  private static unlimited(account: Account): boolean {
+    return account.sources.some((s) => s.included === "inf");
+  }
+
+  private static heldTotal(account: Account): number {
+    let total = 0;
+    for (const units of account.held.values()) total += units;
+    return total;
+  }
+
+  /** What is left to spend: grant minus usage minus live holds, never below zero. */
+  private static remaining(account: Account): number {
+    return Math.max(0, EntitlementsStore.granted(account) - account.usage - EntitlementsStore.heldTotal(account));
+  }
+
+  private balanceOf(account: Account, expand: boolean): Balance {
+    const unlimited = EntitlementsStore.unlimited(account);
+    // Usage (and holds) are drawn from the sources in the order the products list them.
+    let toAllocate = account.usage + EntitlementsStore.heldTotal(account);
+    let usageLeft = account.usage;
+    const breakdown = account.sources.map((s, i) => {
+      const included = s.included === "inf" ? 0 : s.included;
+      const take = s.included === "inf" ? toAllocate : Math.min(toAllocate, included);
+      const usage = s.included === "inf" || i === account.sources.length - 1 ? usageLeft : Math.min(usageLeft, included);
+      toAllocate -= take;
+      usageLeft -= usage;
+      return {
+        id: `${s.productId}_${account.featureId}`,
+        plan_id: s.productId,
+        included_grant: included,
+        prepaid_grant: 0,
+        remaining: s.included === "inf" ? 0 : Math.max(0, included - take),
+        usage,
+        unlimited: s.included === "inf",
+        reset: s.interval ? { interval: s.interval, interval_count: s.intervalCount, resets_at: account.nextResetAt } : null,
+        price: null,
+        expires_at: null,
+      };
+    });
+    const balance: Balance = {
+      feature_id: account.featureId,
+      granted: EntitlementsStore.granted(account),
+      remaining: unlimited ? 0 : EntitlementsStore.remaining(account),
+      usage: account.usage,
+      unlimited,
+      overage_allowed: false,
+      max_purchase: null,
+      next_reset_at: account.nextResetAt,
+      breakdown,
+    };
+    if (expand) balance.feature = this.feature(account.featureId);
+    return balance;
+  }
+
+  private flagOf(holder: Holder, featureId: string, expand: boolean): Flag | null {
+    const productId = holder.productIds.find((pid) => (this.products.get(pid)?.items ?? []).some((item) => item.feature_id === featureId));
+    if (productId === undefined) return null;
+    const flag: Flag = { id: `flag_${holder.customerId}_${featureId}`, plan_id: productId, expires_at: null, feature_id: featureId };
+    if (expand) flag.feature = this.feature(featureId);
+    return flag;
+  }
+
+  /** The check operation: decide, then (only when allowed) record usage or hold units. */
+  check(req: CheckRequest, options: CheckOptions): CheckResponse {
+    const feature = this.feature(req.feature_id);
+    const holder = this.holder(req.customer_id, req.entity_id);
+    const required = req.required_balance ?? 1;
+    if (req.send_event && feature.type === "boolean") {
+      throw new EntitlementsError(400, "invalid_inputs", `send_event cannot be used with boolean feature ${feature.id}: it has no balance to deduct`);
+    }
+    if (req.lock) this.checkLock(req.lock, feature);
+    const account = holder.accounts.get(feature.id);
+    this.tick(account);
+    if (req.lock) this.rejectLiveLock(req.lock.lock_id);
+
+    let allowed: boolean;
+    let balance: Balance | null = null;
+    let flag: Flag | null = null;
+    if (feature.type === "boolean") {
+      flag = this.flagOf(holder, feature.id, options.expandFlagFeature);
+      allowed = flag !== null;
+    } else if (!account) {
+      allowed = false;
+    } else {
+      allowed = EntitlementsStore.unlimited(account) || EntitlementsStore.remaining(account) >= required;
+      if (allowed && req.lock) {
+        account.held.set(req.lock.lock_id, required);
+        this.locks.set(req.lock.lock_id, { parts: [{ account, amount: required }], expiresAt: req.lock.expires_at ?? null });
+      } else if (allowed && req.send_event) {
+        account.usage += required;
+      }
+      balance = this.balanceOf(account, options.expandBalanceFeature);
+    }
+
+    const response: CheckResponse = {
+      allowed,
+      customer_id: req.customer_id,
+      entity_id: req.entity_id ?? null,
+      required_balance: required,
+      balance,
+      flag,
+      balances: { [feature.id]: balance },
+    };
+    if (req.with_preview && !allowed) response.preview = this.preview(holder, feature, account);
+    return response;
+  }
+
+  private preview(holder: Holder, feature: Feature, account: Account | undefined): NonNullable<CheckResponse["preview"]> {
+    const grantsMore = (p: Product): boolean =>
+      p.items.some((item) => item.feature_id === feature.id && (item.included_usage === "inf" || item.feature_type === "boolean" || (item.included_usage ?? 0) > (account ? EntitlementsStore.granted(account) : 0)));
+    const products = [...this.products.values()].filter((p) => !p.archived && !holder.productIds.includes(p.id) && grantsMore(p));
+    const name = feature.name;
+    if (account) {
+      return {
+        scenario: "usage_limit",
+        title: `${name} limit reached`,
+        message: `You have used all of your ${feature.display?.plural ?? name}. Upgrade to get more.`,
+        feature_id: feature.id,
+        feature_name: name,
+        products,
+      };
+    }
+    return {
+      scenario: "feature_flag",
+      title: `${name} is not in your plan`,
+      message: `Upgrade to a plan that includes ${name}.`,
+      feature_id: feature.id,
+      feature_name: name,
+      products,
+    };
+  }
+
+  /** Confirms (deducting the held units, or `override_value` instead) or releases a lock. */
+  finalize(req: FinalizeRequest): void {
+    this.tick();
+    const lock = this.locks.get(req.lock_id);
+    if (!lock) throw new EntitlementsError(400, "invalid_request", `Lock not found for ID: ${req.lock_id}`);
+    if (req.action === "release" && req.override_value !== undefined && req.override_value !== null) {
+      throw new EntitlementsError(400, "invalid_inputs", "override_value can only be used with action confirm");
+    }
+    this.endLock(req.lock_id, lock);
+    if (req.action === "confirm") {
+      for (const part of lock.parts) part.account.usage = Math.max(0, part.account.usage + (req.override_value ?? part.amount));
+    }
+  }
+
+  /** Records usage by feature id or by event name (every feature listening to the event). */
+  track(req: TrackRequest): TrackResponse {
+    const holder = this.holder(req.customer_id, req.entity_id);
+    const featureId = req.feature_id ?? undefined;
+    const eventName = req.event_name ?? undefined;
+    if ((featureId === undefined) === (eventName === undefined)) {
+      throw new EntitlementsError(400, "invalid_inputs", "Exactly one of feature_id or event_name is required");
+    }
+    if (req.timestamp !== undefined && req.timestamp !== null && req.timestamp > this.now()) {
+      throw new EntitlementsError(400, "invalid_inputs", "timestamp must not be in the future");
+    }
+    const features = featureId !== undefined ? [this.feature(featureId)] : [...this.features.values()].filter((f) => f.event_names?.includes(eventName as string));
+    const boolean = features.find((f) => f.type === "boolean");
+    if (boolean) throw new EntitlementsError(400, "invalid_inputs", `Cannot track usage of boolean feature ${boolean.id}`);
+    this.tick();
+    if (req.lock) {
+      for (const f of features) this.checkLock(req.lock, f);
+      this.rejectLiveLock(req.lock.lock_id);
+    }
+    if (req.idempotency_key !== undefined && req.idempotency_key !== null) {
+      const key = `${req.customer_id}\u0000${req.idempotency_key}`;
+      if (this.idempotencyKeys.has(key)) throw new EntitlementsError(409, "duplicate_idempotency_key", `Idempotency key ${req.idempotency_key} was already used`);
+      this.idempotencyKeys.add(key);
+    }
+    const requested = req.value ?? 1;
+    let value = requested;
+    const balances: Record<string, Balance | null> = {};
+    const lock: Lock | null = req.lock ? { parts: [], expiresAt: req.lock.expires_at ?? null } : null;
+    for (const f of features) {
+      const account = holder.accounts.get(f.id);
+      this.tick(account);
+      if (account) {
+        // `cap` never draws more than what is left; the answer reports what was recorded.
+        const amount = req.overage_behavior === "cap" && requested > 0 && !EntitlementsStore.unlimited(account) ? Math.min(requested, EntitlementsStore.remaining(account)) : requested;
+        if (f.id === features[0]?.id) value = amount;
+        if (lock && req.lock) {
+          account.held.set(req.lock.lock_id, amount);
+          lock.parts.push({ account, amount });
+        } else {
+          account.usage = Math.max(0, account.usage + amount);
+        }
+      }
+      balances[f.id] = account ? this.balanceOf(account, false) : null;
+    }
+    if (lock && req.lock && lock.parts.length > 0) this.locks.set(req.lock.lock_id, lock);
+    const first = features[0];
+    const response: TrackResponse = {
+      customer_id: req.customer_id,
+      value,
+      balance: first ? (balances[first.id] ?? null) : null,
+      balances,
+    };
+    if (req.entity_id !== undefined) response.entity_id = req.entity_id;
+    if (eventName !== undefined) response.event_name = eventName;
+    return response;
+  }
+}

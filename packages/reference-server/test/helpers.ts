@@ -1,0 +1,56 @@
+import { SpecValidators, type ApiName } from "../src/spec.js";
+import { startReferenceServer, type ReferenceServerOptions, type ReferenceServer } from "../src/index.js";
+
+export interface Call {
+  status: number;
+  body: any;
+}
+
+/** Every answer a test receives is checked against the documented schema of its status. */
+export class ApiUnderTest {
+  private readonly spec: SpecValidators;
+  readonly seen: Array<{ method: string; path: string; status: number }> = [];
+
+  constructor(
+    readonly api: ApiName,
+    readonly server: ReferenceServer,
+    readonly apiKey: string,
+  ) {
+    this.spec = new SpecValidators(api);
+  }
+
+  async request(method: string, url: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string>; auth?: string | null; template?: string } = {}): Promise<Call> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.auth !== null) headers.authorization = options.auth ?? `Bearer ${this.apiKey}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers["content-type"] ??= "application/json";
+    const response = await fetch(`${this.server.url}${url}`, { method, headers, body });
+    const text = await response.text();
+    const parsed: unknown = text === "" ? undefined : JSON.parse(text);
+    const path = options.template ?? url.split("?")[0]!;
+    const validator = this.spec.response(method, path, response.status);
+    if (!validator) throw new Error(`${method} ${path} answered ${response.status}, which the ${this.api} description does not document: ${text}`);
+    if (!validator(parsed)) throw new Error(`${method} ${path} ${response.status} body does not match the description: ${JSON.stringify(validator.errors)}\n${text}`);
+    this.seen.push({ method, path, status: response.status });
+    return { status: response.status, body: parsed };
+  }
+
+  post(url: string, body: unknown, options: { headers?: Record<string, string>; auth?: string | null } = {}): Promise<Call> {
+    return this.request("POST", url, { body, ...options });
+  }
+}
+
+export async function startApi(service: ApiName, options: Omit<ReferenceServerOptions, "service"> = {}): Promise<ApiUnderTest> {
+  const server = await startReferenceServer({ service, ...options });
+  const { defaultFixtures } = await import("../src/fixtures.js");
+  const fixtures = options.fixtures ?? defaultFixtures;
+  return new ApiUnderTest(service, server, fixtures.api_keys[service]);
+}
+
+/** A clock tests can move by hand. */
+export function manualClock(start = Date.UTC(2025, 5, 15, 12, 0, 0)): { now: () => number; advance(ms: number): void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
