@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { installPacked, packedFiles, type Consumer } from "./support/consumer.js";
+import { startExampleServer, type LocalServer } from "./support/servers.js";
+
+const program = `
+import { createEntitlementsClient, type CheckResponse, type EntitlementsError } from "@api-contracts/entitlements-client";
+
+const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.BASE_URL, retry: true, timeoutMs: 5000 });
+const checked = await client.POST("/v1/balances.check", { body: { customer_id: "cus_1", feature_id: "messages" } });
+const decision: CheckResponse | undefined = checked.data;
+const tracked = await client.POST("/v1/balances.track", {
+  body: { customer_id: "cus_1", feature_id: "messages" },
+  headers: { Prefer: "code=404" },
+});
+const failure: EntitlementsError | undefined = tracked.error;
+// @ts-expect-error -- the installed types reject an unknown path
+await client.POST("/v1/nope", { body: {} });
+console.log(JSON.stringify({ allowed: decision?.allowed, status: tracked.response.status, code: failure?.code }));
+`;
+
+let consumer: Consumer;
+let server: LocalServer;
+beforeAll(async () => {
+  server = await startExampleServer("entitlements");
+  consumer = installPacked(["entitlements-client"]);
+}, 180_000);
+afterAll(async () => {
+  consumer?.remove();
+  await server?.close();
+});
+
+it("the tarball holds the build and its types, not sources or tests", () => {
+  const files = packedFiles("entitlements-client");
+  expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/middleware.js", "dist/generated/entitlements.d.ts", "package.json", "README.md"]));
+  expect(files.filter((f) => !f.startsWith("dist/") && !["package.json", "README.md"].includes(f))).toEqual([]);
+});
+
+it("a fresh project that installs the tarball type-checks a program against it and runs it", async () => {
+  expect(consumer.compile(program)).toEqual([]);
+  const output = JSON.parse(await consumer.run({ BASE_URL: server.url })) as Record<string, unknown>;
+  expect(output).toEqual({ allowed: expect.any(Boolean), status: 404, code: expect.any(String) });
+  expect(server.requests.map((r) => r.path)).toEqual(["/v1/balances.check", "/v1/balances.track", "/v1/nope"]);
+}, 120_000);

@@ -1,0 +1,113 @@
+// Local HTTP servers for the client tests: one that answers with the spec's own examples, and
+// one whose every answer the test scripts, to make it misbehave on purpose.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+export interface LocalServer {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export type Handler = (request: RecordedRequest, res: ServerResponse, attempt: number) => void;
+
+/** Starts a server on 127.0.0.1 with a free port; `handler` receives each request and its 1-based number. */
+export async function startServer(handler: Handler): Promise<LocalServer> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const recorded = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      requests.push(recorded);
+      handler(recorded, res, requests.length);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+type Json = Record<string, any>;
+
+export function loadBundle(api: "entitlements" | "webdata"): Json {
+  const file = fileURLToPath(new URL(`../../../../spec/dist/${api}.openapi.json`, import.meta.url));
+  return JSON.parse(readFileSync(file, "utf8")) as Json;
+}
+
+function resolveRef(doc: Json, node: Json): Json {
+  let current = node;
+  while (typeof current?.$ref === "string") {
+    current = (current.$ref as string)
+      .slice(2)
+      .split("/")
+      .reduce((at: Json, key: string) => at[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+  }
+  return current;
+}
+
+function matchPath(template: string, path: string): boolean {
+  const pattern = new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}$`);
+  return pattern.test(path);
+}
+
+/**
+ * The example for one answer of an operation: `status` picks the response (default: the first
+ * 2xx), `name` picks a named example (default: the first one).
+ */
+export function specExample(doc: Json, method: string, path: string, status?: string, name?: string): { status: number; body: unknown } {
+  const template = Object.keys(doc.paths).find((t) => matchPath(t, path.split("?")[0] ?? ""));
+  const operation = template ? doc.paths[template][method.toLowerCase()] : undefined;
+  if (!operation) throw new Error(`no operation ${method} ${path} in the bundle`);
+  const code = status ?? Object.keys(operation.responses).find((s) => s.startsWith("2"));
+  const response = resolveRef(doc, operation.responses[code ?? ""]);
+  const media = response?.content?.["application/json"];
+  if (!media) throw new Error(`${method} ${path} has no JSON ${code} response`);
+  if (media.example !== undefined) return { status: Number(code), body: media.example };
+  const examples: Json = media.examples ?? {};
+  const key = name ?? Object.keys(examples)[0];
+  const example = key === undefined ? undefined : resolveRef(doc, examples[key]);
+  if (!example) throw new Error(`${method} ${path} ${code} has no example ${name ?? ""}`);
+  return { status: Number(code), body: example.value };
+}
+
+/**
+ * Serves the bundle's examples: a `Prefer: code=404, example=<name>` header picks the answer, as
+ * with Prism; a call without a bearer token gets the documented 401.
+ */
+export function startExampleServer(api: "entitlements" | "webdata"): Promise<LocalServer> {
+  const doc = loadBundle(api);
+  return startServer((request, res) => {
+    const prefer = String(request.headers.prefer ?? "");
+    const code = /code=(\d+)/.exec(prefer)?.[1] ?? (request.headers.authorization?.startsWith("Bearer ") ? undefined : "401");
+    const name = /example=([\w-]+)/.exec(prefer)?.[1];
+    try {
+      const { status, body } = specExample(doc, request.method, request.path, code, name);
+      sendJson(res, status, body);
+    } catch (error) {
+      sendJson(res, 404, { message: String(error) });
+    }
+  });
+}

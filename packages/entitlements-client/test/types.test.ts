@@ -1,0 +1,8 @@
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { compile } from "./support/typescript.js";
+
+it("a wrong path, a missing required member or a wrong enum value does not compile", () => {
+  // Each misuse carries @ts-expect-error: a misuse that compiled would surface as an unused directive.
+  expect(compile([fileURLToPath(new URL("./types/misuse.ts", import.meta.url))])).toEqual([]);
+}, 60_000);
