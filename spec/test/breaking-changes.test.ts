@@ -1,0 +1,65 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ES module of the repository's tooling, without type declarations
+import { findBreakingChanges } from "../../scripts/breaking-changes.mjs";
+
+type Finding = { where: string; change: string };
+const specDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const released = JSON.parse(readFileSync(path.join(specDir, "dist/webdata.openapi.json"), "utf8"));
+
+function changed(edit: (document: any) => void): Finding[] {
+  const next = structuredClone(released);
+  edit(next);
+  return findBreakingChanges(released, next);
+}
+
+describe("breaking-change check", () => {
+  it("finds nothing between a bundle and itself", () => {
+    expect(findBreakingChanges(released, structuredClone(released))).toEqual([]);
+  });
+
+  it("additions a client cannot notice are not breaking: a new optional request member, a new operation", () => {
+    const findings = changed((doc) => {
+      doc.components.schemas.CrawlRequest.properties.priority = { type: "integer", description: "new" };
+      doc.paths["/v2/crawl/{id}/errors"] = { get: { responses: { "200": { description: "ok" } } } };
+    });
+    expect(findings).toEqual([]);
+  });
+
+  it("a removed operation is breaking", () => {
+    const findings = changed((doc) => delete doc.paths["/v2/team/token-usage"]);
+    expect(findings).toEqual([{ where: "GET /v2/team/token-usage", change: "operation was removed" }]);
+  });
+
+  it("a request member that becomes required is breaking", () => {
+    const findings = changed((doc) => doc.components.schemas.CrawlRequest.required.push("prompt"));
+    expect(findings).toContainEqual({ where: "POST /v2/crawl body/prompt", change: "request member is now required" });
+  });
+
+  it("a request enum that loses a value is breaking, a response enum that gains one is breaking", () => {
+    const findings = changed((doc) => {
+      doc.components.schemas.CrawlRequest.properties.sitemap.enum = ["skip", "include"];
+      doc.components.schemas.InteractSession.properties.status.enum.push("paused");
+    });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl body/sitemap", change: 'request no longer accepts the value(s) "only"' });
+    expect(findings.map((f) => f.change)).toContain('response may now send the value(s) "paused"');
+  });
+
+  it("a tighter request limit and a response member no longer always sent are breaking", () => {
+    const findings = changed((doc) => {
+      doc.components.schemas.CrawlRequest.properties.prompt.maxLength = 500;
+      doc.components.schemas.CrawlStarted.required = ["success", "id"];
+    });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl body/prompt", change: "request is more restricted: maxLength 10000 -> 500" });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl 200/url", change: "response member is no longer always sent" });
+  });
+
+  it("a response member that may now be null is breaking", () => {
+    const findings = changed((doc) => {
+      doc.components.schemas.CrawlStarted.properties.id.type = ["string", "null"];
+    });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl 200/id", change: "response may now send type null" });
+  });
+});
