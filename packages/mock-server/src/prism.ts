@@ -1,0 +1,155 @@
+import Module, { createRequire } from "node:module";
+
+/** The slice of Prism's HTTP operation model this package reads. */
+export interface PrismOperation {
+  id: string;
+  iid?: string;
+  method: string;
+  path: string;
+  deprecated?: boolean;
+  security?: Array<Array<{ type: string; scheme?: string; name?: string; in?: string }>>;
+  request?: {
+    body?: { required?: boolean; contents?: Array<{ mediaType: string }> };
+    path?: Array<{ name: string }>;
+    query?: Array<{ name: string }>;
+    headers?: Array<{ name: string }>;
+  };
+  responses: Array<{
+    code: string;
+    contents?: Array<{ mediaType: string; examples?: Array<{ key: string; value?: unknown }> }>;
+  }>;
+}
+
+export interface PrismDiagnostic {
+  path?: string[];
+  code?: string | number;
+  message: string;
+  severity: number;
+}
+
+export interface PrismRequest {
+  method: string;
+  url: { path: string; query?: Record<string, string | string[]> };
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface PrismResponse {
+  statusCode: number;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+}
+
+export interface MockConfig {
+  dynamic: boolean;
+  code?: number;
+  exampleKey?: string;
+  seed?: string;
+}
+
+export type Either<L, R> = { _tag: "Left"; left: L } | { _tag: "Right"; right: R };
+
+export type MockComponent = (opts: {
+  resource: PrismOperation;
+  input: { data: PrismRequest; validations: PrismDiagnostic[] };
+  config: MockConfig;
+}) => (logger: unknown) => Either<Error, PrismResponse>;
+
+export type RouteComponent = (opts: { resources: PrismOperation[]; input: PrismRequest }) => Either<Error, PrismOperation>;
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Prism pulls in every faker locale (about 0.4 s) while it only ever uses the English one, and
+ * only for dynamic responses. Registering a lazy stand-in keeps start-up under a second; the
+ * English build produces the same values for the same seed.
+ */
+function deferFakerLoading(): void {
+  const prismRequire = createRequire(require.resolve("@stoplight/prism-http"));
+  const fakerPath = prismRequire.resolve("@faker-js/faker");
+  if (require.cache[fakerPath]) return;
+  let faker: object | undefined;
+  const load = () => (faker ??= prismRequire("@faker-js/faker/locale/en") as object);
+  // json-schema-faker takes hold of the instance when Prism registers it, so the instance itself is lazy.
+  const lazy = new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(load(), key),
+      has: (_, key) => Reflect.has(load(), key),
+      ownKeys: () => Reflect.ownKeys(load()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
+        return descriptor && { ...descriptor, configurable: true };
+      },
+    },
+  );
+  const stand = new Module(fakerPath);
+  stand.filename = fakerPath;
+  stand.loaded = true;
+  stand.exports = { default: lazy, faker: lazy };
+  require.cache[fakerPath] = stand;
+}
+
+export type ValidateComponent = (opts: { resource: PrismOperation; element: PrismRequest }) => Either<PrismDiagnostic[], PrismRequest>;
+
+/** Prism's HTTP components, loaded one by one: the package index also loads the proxy and its HTTP client. */
+interface LoadedPrism {
+  getHttpOperationsFromSpec(document: object): Promise<PrismOperation[]>;
+  route: RouteComponent;
+  validateInput: ValidateComponent;
+  mock: MockComponent;
+}
+
+let loaded: LoadedPrism | undefined;
+
+export function loadPrism(): LoadedPrism {
+  if (!loaded) {
+    deferFakerLoading();
+    const base = "@stoplight/prism-http/dist";
+    const fromPrism = createRequire(require.resolve("@stoplight/prism-http"));
+    // Prism's own loader also pulls in the Postman importer (and with it faker); only OpenAPI 3 is needed.
+    const RefParser = fromPrism("@stoplight/json-schema-ref-parser") as new () => { dereference(d: object): Promise<object> };
+    const { transformOas3Operations } = fromPrism("@stoplight/http-spec/oas3/operation") as {
+      transformOas3Operations(d: object): PrismOperation[];
+    };
+    const { decycle, bundleTarget } = fromPrism("@stoplight/json") as {
+      decycle(d: object): object;
+      bundleTarget(o: { document: object; path: string; cloneDocument: boolean }): PrismOperation;
+    };
+    const getHttpOperationsFromSpec = async (document: object) => {
+      const resolved = decycle(await new RefParser().dereference(document));
+      // Each operation carries the document under `__bundled__`, where Prism's validators look up `$ref`s.
+      return transformOas3Operations(resolved).map((operation) =>
+        bundleTarget({ document: { ...resolved, __target__: operation }, path: "#/__target__", cloneDocument: false }),
+      );
+    };
+    const router = require(`${base}/router/index.js`) as { default: RouteComponent };
+    const validator = require(`${base}/validator/index.js`) as { validateInput: ValidateComponent };
+    const mocker = require(`${base}/mocker/index.js`) as { default: MockComponent };
+    loaded = {
+      getHttpOperationsFromSpec,
+      route: router.default,
+      validateInput: validator.validateInput,
+      mock: mocker.default,
+    };
+  }
+  return loaded;
+}
+
+/** A pino-compatible logger that discards everything: Prism's logging halves throughput. */
+export function silentLogger(): unknown {
+  const noop = () => undefined;
+  const logger: Record<string, unknown> = {
+    level: "silent",
+    trace: noop,
+    debug: noop,
+    info: noop,
+    warn: noop,
+    error: noop,
+    fatal: noop,
+    success: noop,
+    isLevelEnabled: () => false,
+  };
+  logger.child = () => logger;
+  return logger;
+}

@@ -1,0 +1,147 @@
+import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { loadPrism, type PrismOperation } from "./prism.js";
+
+export type Service = "entitlements" | "webdata";
+export const services: readonly Service[] = ["webdata", "entitlements"];
+
+type Json = Record<string, unknown>;
+
+export interface NamedExample {
+  name: string;
+  value: unknown;
+}
+
+/** One documented error answer (status and media type) of one operation. */
+export interface DocumentedError {
+  status: number;
+  operationId: string;
+  examples: NamedExample[];
+  validate: ValidateFunction;
+}
+
+export interface ApiDescription {
+  service: Service;
+  document: Json;
+  operations: PrismOperation[];
+  /** Documented error answers keyed by `METHOD path-template`. */
+  errorsByOperation: Map<string, DocumentedError[]>;
+  /** Every documented error answer of the API, in document order. */
+  allErrors: DocumentedError[];
+}
+
+const require = createRequire(import.meta.url);
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+export function bundlePath(service: Service): string {
+  return require.resolve(`@api-contracts/spec/${service}.json`);
+}
+
+export function operationKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** Follows a local `$ref` (the bundle has no other kind) to the object it names, with its pointer. */
+function deref(document: Json, node: unknown, pointer: string): { node: unknown; pointer: string } {
+  let current = node;
+  let at = pointer;
+  for (let hops = 0; hops < 32 && current && typeof current === "object" && "$ref" in current; hops++) {
+    const ref = (current as { $ref: unknown }).$ref;
+    if (typeof ref !== "string" || !ref.startsWith("#/")) break;
+    at = ref.slice(1);
+    current = ref
+      .slice(2)
+      .split("/")
+      .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"))
+      .reduce<unknown>((value, key) => (value && typeof value === "object" ? (value as Json)[key] : undefined), document);
+  }
+  return { node: current, pointer: at };
+}
+
+function collectExamples(document: Json, media: Json): NamedExample[] {
+  const examples: NamedExample[] = [];
+  const named = media.examples;
+  if (named && typeof named === "object") {
+    for (const [name, raw] of Object.entries(named as Json)) {
+      const example = deref(document, raw, "").node as Json | undefined;
+      if (example && "value" in example) examples.push({ name, value: example.value });
+    }
+  }
+  if ("example" in media) examples.push({ name: "example", value: media.example });
+  return examples;
+}
+
+function buildErrorCatalog(document: Json) {
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false, validateFormats: true });
+  addFormats(ajv);
+  ajv.addSchema(document, "openapi");
+  const byOperation = new Map<string, DocumentedError[]>();
+  const all: DocumentedError[] = [];
+  const paths = (document.paths ?? {}) as Json;
+  for (const [path, rawItem] of Object.entries(paths)) {
+    const item = deref(document, rawItem, `/paths/${escapePointer(path)}`);
+    for (const method of httpMethods) {
+      const opPointer = `${item.pointer}/${method}`;
+      const operation = (item.node as Json | undefined)?.[method] as Json | undefined;
+      if (!operation) continue;
+      const list: DocumentedError[] = [];
+      const responses = (operation.responses ?? {}) as Json;
+      for (const [code, rawResponse] of Object.entries(responses)) {
+        const status = Number(code);
+        if (!Number.isInteger(status) || status < 400) continue;
+        const response = deref(document, rawResponse, `${opPointer}/responses/${code}`);
+        const content = ((response.node as Json | undefined)?.content ?? {}) as Json;
+        const mediaType = Object.keys(content).find((m) => /json/i.test(m));
+        if (!mediaType) continue;
+        const media = content[mediaType] as Json;
+        if (!media.schema) continue;
+        const schemaRef = `openapi#${response.pointer}/content/${escapePointer(mediaType)}/schema`;
+        let compiled: ValidateFunction | undefined;
+        const validate = ((data: unknown) => {
+          compiled ??= ajv.compile({ $ref: schemaRef });
+          const ok = compiled(data);
+          validate.errors = compiled.errors;
+          return ok;
+        }) as ValidateFunction;
+        const entry: DocumentedError = {
+          status,
+          operationId: String(operation.operationId ?? opPointer),
+          examples: collectExamples(document, media),
+          validate,
+        };
+        list.push(entry);
+        all.push(entry);
+      }
+      byOperation.set(operationKey(method, path), list);
+    }
+  }
+  return { byOperation, all };
+}
+
+const cache = new Map<string, { mtimeMs: number; description: Promise<ApiDescription> }>();
+
+/** Loads an API's bundle and prepares it for Prism; cached per process until the bundle changes. */
+export function loadApi(service: Service): Promise<ApiDescription> {
+  const file = bundlePath(service);
+  const { mtimeMs } = statSync(file);
+  const hit = cache.get(file);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.description;
+  const description = (async (): Promise<ApiDescription> => {
+    const text = readFileSync(file, "utf8");
+    const document = JSON.parse(text) as Json;
+    // Prism dereferences in place, so it gets its own copy of the document.
+    const operations = await loadPrism().getHttpOperationsFromSpec(JSON.parse(text) as object);
+    const { byOperation, all } = buildErrorCatalog(document);
+    return { service, document, operations, errorsByOperation: byOperation, allErrors: all };
+  })();
+  cache.set(file, { mtimeMs, description });
+  description.catch(() => cache.delete(file));
+  return description;
+}

@@ -1,0 +1,250 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMockServer, type RunningServer } from "../src/index.js";
+import { documentedErrorValidator, documentedExamples, post, send } from "./support.js";
+
+const webKey = { authorization: "Bearer fc-0123456789abcdef0123456789abcdef" };
+const autumnKey = { authorization: "Bearer am_sk_test_0123456789" };
+const crawlId = "3c9ba5a4-2b7e-4a59-a3b9-9d4d0f6a1b2c";
+const check = { customer_id: "cus_123", feature_id: "messages" };
+
+let web: RunningServer;
+let ent: RunningServer;
+const isWebError = documentedErrorValidator("webdata");
+const isEntError = documentedErrorValidator("entitlements");
+
+beforeAll(async () => {
+  [web, ent] = await Promise.all([startMockServer({ service: "webdata" }), startMockServer({ service: "entitlements" })]);
+});
+afterAll(async () => {
+  await Promise.all([web?.close(), ent?.close()]);
+});
+
+describe("startMockServer", () => {
+  it("listens on 127.0.0.1 with a free port when none is given", () => {
+    expect(web.url).toBe(`http://127.0.0.1:${web.port}`);
+    expect(ent.port).not.toBe(web.port);
+  });
+
+  it("serves the first documented example of the lowest 2xx response by default", async () => {
+    const reply = await post(ent.url, "/v1/balances.check", check, autumnKey);
+    expect(reply.status).toBe(200);
+    const examples = documentedExamples("entitlements", "/v1/balances.check", "post");
+    const first = [...examples.values()].find((x) => x.status === 200);
+    expect(reply.json).toEqual(first?.value);
+  });
+
+  it("close() stops the server", async () => {
+    const extra = await startMockServer({ service: "webdata" });
+    await extra.close();
+    await expect(send(extra.url, { method: "GET", path: "/v2/team/token-usage", headers: webKey })).rejects.toThrow();
+  });
+});
+
+describe("authentication", () => {
+  it("webdata: no Authorization header is 401 'Unauthorized'", async () => {
+    const reply = await post(web.url, "/v2/crawl", { url: "https://example.com" });
+    expect(reply.status).toBe(401);
+    expect(reply.json).toEqual({ success: false, error: "Unauthorized" });
+  });
+
+  it("webdata: 'Bearer' without a token is 401 'Unauthorized: Token missing'", async () => {
+    const reply = await post(web.url, "/v2/crawl", { url: "https://example.com" }, { authorization: "Bearer " });
+    expect(reply.status).toBe(401);
+    expect(reply.json).toEqual({ success: false, error: "Unauthorized: Token missing" });
+  });
+
+  it("webdata: a header that is not 'Bearer <token>' is 401 'Unauthorized: Invalid token'", async () => {
+    for (const authorization of ["Basic Zm9vOmJhcg==", "Bearer two tokens", "Bearer !!!", "fc-123"]) {
+      const reply = await send(web.url, { method: "GET", path: "/v2/team/token-usage", headers: { authorization } });
+      expect(reply.status, authorization).toBe(401);
+      expect(reply.json).toEqual({ success: false, error: "Unauthorized: Invalid token" });
+    }
+  });
+
+  it("entitlements: no bearer token is 401 no_secret_key", async () => {
+    for (const headers of [{}, { authorization: "Bearer" }] as Array<Record<string, string>>) {
+      const reply = await post(ent.url, "/v1/balances.check", check, headers);
+      expect(reply.status).toBe(401);
+      expect(reply.json).toMatchObject({ code: "no_secret_key" });
+      expect(isEntError(reply.json)).toBe(true);
+    }
+  });
+
+  it("entitlements: a garbled Authorization header is 401 invalid_secret_key", async () => {
+    const reply = await post(ent.url, "/v1/balances.track", check, { authorization: "Token am_sk_1" });
+    expect(reply.status).toBe(401);
+    expect(reply.json).toMatchObject({ code: "invalid_secret_key" });
+    expect(isEntError(reply.json)).toBe(true);
+  });
+});
+
+describe("request validation", () => {
+  it("webdata: an invalid body is 400 BAD_REQUEST whose details name each offending member", async () => {
+    const reply = await post(web.url, "/v2/crawl", { limit: "ten" }, webKey);
+    expect(reply.status).toBe(400);
+    expect(reply.json).toMatchObject({ success: false, code: "BAD_REQUEST", error: "Bad Request" });
+    const paths = (reply.json as { details: Array<{ path: string[] }> }).details.map((d) => d.path.join("."));
+    expect(paths).toEqual(expect.arrayContaining(["url", "limit"]));
+    expect(isWebError(reply.json)).toBe(true);
+  });
+
+  it("webdata: an unknown body member is 400 with the documented 'Unrecognized key' error and its key", async () => {
+    const reply = await post(web.url, "/v2/crawl", { url: "https://example.com", cache: true }, webKey);
+    expect(reply.status).toBe(400);
+    expect(reply.json).toMatchObject({
+      code: "BAD_REQUEST",
+      error: expect.stringMatching(/^Unrecognized key in body/),
+      details: [{ code: "unrecognized_keys", keys: ["cache"] }],
+    });
+    expect(isWebError(reply.json)).toBe(true);
+  });
+
+  it("webdata: malformed JSON is 400 BAD_REQUEST_INVALID_JSON", async () => {
+    const reply = await send(web.url, {
+      method: "POST",
+      path: "/v2/crawl",
+      headers: { ...webKey, "content-type": "application/json" },
+      body: '{"url": "https://example.com"',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.json).toEqual({ success: false, code: "BAD_REQUEST_INVALID_JSON", error: "Bad request, malformed JSON" });
+  });
+
+  it("webdata: a body over the limit is 413 'Request body is too large'", async () => {
+    const reply = await send(web.url, {
+      method: "POST",
+      path: "/v2/crawl",
+      headers: { ...webKey, "content-type": "application/json" },
+      body: Buffer.alloc(2 * 1024 * 1024, 0x20),
+    });
+    expect(reply.status).toBe(413);
+    expect(reply.json).toEqual({ success: false, error: "Request body is too large" });
+  });
+
+  it("webdata: a crawl id that is not a UUID is the documented 400 of cancelCrawl", async () => {
+    const reply = await send(web.url, { method: "DELETE", path: "/v2/crawl/not-a-uuid", headers: webKey });
+    expect(reply.status).toBe(400);
+    expect(reply.json).toMatchObject({ error: "Invalid job ID format. Job ID must be a valid UUID." });
+  });
+
+  it("webdata: query parameters are validated and named as documented", async () => {
+    const reply = await send(web.url, { method: "GET", path: "/v2/team/credit-usage/historical?byApiKey=maybe", headers: webKey });
+    expect(reply.status).toBe(400);
+    expect(reply.json).toMatchObject({ details: [{ path: ["byApiKey"] }] });
+    expect(isWebError(reply.json)).toBe(true);
+  });
+
+  it("entitlements: an invalid body is 400 invalid_inputs naming the field", async () => {
+    const reply = await post(ent.url, "/v1/balances.check", { customer_id: "cus_1" }, autumnKey);
+    expect(reply.status).toBe(400);
+    expect(reply.json).toMatchObject({ code: "invalid_inputs", message: "Invalid inputs: feature_id is required" });
+    expect(isEntError(reply.json)).toBe(true);
+  });
+
+  it("entitlements: malformed JSON and non-JSON content types are 400 invalid_inputs", async () => {
+    for (const [type, body] of [
+      ["application/json", "{"],
+      ["text/plain", "customer_id=1"],
+    ] as const) {
+      const reply = await send(ent.url, { method: "POST", path: "/v1/balances.check", headers: { ...autumnKey, "content-type": type }, body });
+      expect(reply.status, type).toBe(400);
+      expect(reply.json).toMatchObject({ code: "invalid_inputs" });
+      expect(isEntError(reply.json)).toBe(true);
+    }
+  });
+
+  it("entitlements: a malformed x-api-version is 400 invalid_api_version", async () => {
+    const reply = await post(ent.url, "/v1/balances.check", check, { ...autumnKey, "x-api-version": "latest" });
+    expect(reply.status).toBe(400);
+    expect(reply.json).toMatchObject({ code: "invalid_api_version" });
+  });
+
+  it("unknown paths and wrong methods get a documented 4xx, never problem+json", async () => {
+    const cases = [
+      [web.url, "GET", "/v2/nowhere", webKey],
+      [web.url, "PUT", "/v2/crawl", webKey],
+      [ent.url, "GET", "/v1/balances.check", autumnKey],
+      [ent.url, "POST", "/v1/customers", autumnKey],
+    ] as const;
+    for (const [url, method, path, headers] of cases) {
+      const reply = await send(url, { method, path, headers });
+      expect(reply.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+      expect(reply.status).toBeLessThan(500);
+      expect(String(reply.headers["content-type"])).not.toMatch(/problem/);
+      expect((url === web.url ? isWebError : isEntError)(reply.json), reply.text).toBe(true);
+    }
+  });
+});
+
+describe("Prefer header", () => {
+  it("Prefer: example=<name> serves that named example with its status", async () => {
+    const examples = documentedExamples("entitlements", "/v1/balances.check", "post");
+    for (const name of ["denied-usage-limit", "boolean-flag", "allowed-unlimited"]) {
+      const reply = await post(ent.url, "/v1/balances.check", check, { ...autumnKey, prefer: `example=${name}` });
+      expect(reply.status, name).toBe(examples.get(name)?.status);
+      expect(reply.json).toEqual(examples.get(name)?.value);
+    }
+  });
+
+  it("Prefer: example=<name> finds an example under a non-default status (202 fail-open)", async () => {
+    const examples = documentedExamples("entitlements", "/v1/balances.check", "post");
+    const [name, failOpen] = [...examples].find(([, x]) => x.status === 202)!;
+    const reply = await post(ent.url, "/v1/balances.check", check, { ...autumnKey, prefer: `example=${name}` });
+    expect(reply.status).toBe(202);
+    expect(reply.json).toEqual(failOpen.value);
+  });
+
+  it("Prefer: code=<status> serves a documented status", async () => {
+    const reply = await send(web.url, { method: "GET", path: "/v2/monitor/" + crawlId, headers: { ...webKey, prefer: "code=404" } });
+    expect(reply.status).toBe(404);
+    expect(reply.json).toEqual({ success: false, error: "Monitor not found" });
+    const denied = await post(ent.url, "/v1/balances.check", check, { ...autumnKey, prefer: "code=404" });
+    expect(denied.status).toBe(404);
+    expect(isEntError(denied.json)).toBe(true);
+  });
+
+  it("Prefer naming an undocumented status or example is a documented 400 that lists what exists", async () => {
+    for (const prefer of ["code=418", "example=no-such-example", "code=abc"]) {
+      const reply = await post(ent.url, "/v1/balances.check", check, { ...autumnKey, prefer });
+      expect(reply.status, prefer).toBe(400);
+      expect(isEntError(reply.json)).toBe(true);
+      expect((reply.json as { message: string }).message).toMatch(/Prefer/);
+    }
+  });
+
+  it("Prefer: dynamic=true generates a body that still has the documented shape", async () => {
+    const reply = await post(web.url, "/v2/crawl", { url: "https://example.com" }, { ...webKey, prefer: "dynamic=true" });
+    expect(reply.status).toBe(200);
+    expect(reply.json).toMatchObject({ success: true, id: expect.any(String), url: expect.any(String) });
+  });
+});
+
+describe("dynamic mode", () => {
+  it("the same seed gives the same generated body", async () => {
+    const a = await startMockServer({ service: "webdata", dynamic: true, seed: 7 });
+    const b = await startMockServer({ service: "webdata", dynamic: true, seed: 7 });
+    try {
+      const [x, y] = await Promise.all([a, b].map((s) => send(s.url, { method: "GET", path: "/v2/team/token-usage", headers: webKey })));
+      expect(x!.status).toBe(200);
+      expect(x!.json).toEqual(y!.json);
+      expect(x!.json).toMatchObject({ success: true });
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe("stateful mode", () => {
+  it("stateful: true serves the reference implementation, which checks keys the examples accept", async () => {
+    const reference = await startMockServer({ service: "entitlements", stateful: true });
+    try {
+      const reply = await post(reference.url, "/v1/balances.check", check, { authorization: "Bearer am_sk_unknown_key" });
+      expect(reply.status).toBe(401);
+      expect(reply.json).toMatchObject({ code: "invalid_secret_key" });
+      const mocked = await post(ent.url, "/v1/balances.check", check, { authorization: "Bearer am_sk_unknown_key" });
+      expect(mocked.status).toBe(200);
+    } finally {
+      await reference.close();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMockServer, type RunningServer } from "../src/index.js";
+import { badRequests, shapes } from "./bad-requests.js";
+import { documentedErrorValidator, send, type Outgoing, type Reply, type Service } from "./support.js";
+
+const PER_API = 1100;
+const CONCURRENCY = 8;
+const servers = new Map<Service, RunningServer>();
+
+beforeAll(async () => {
+  for (const service of ["webdata", "entitlements"] as const) servers.set(service, await startMockServer({ service }));
+});
+afterAll(async () => {
+  await Promise.all([...servers.values()].map((s) => s.close()));
+});
+
+async function sendAll(url: string, requests: Array<Outgoing & { kind: string }>) {
+  const replies: Array<{ request: Outgoing & { kind: string }; reply: Reply }> = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const request = requests[next++]!;
+      replies.push({ request, reply: await send(url, request) });
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return replies;
+}
+
+describe.each(["webdata", "entitlements"] as const)("%s mock under generated bad requests", (service) => {
+  it(`answers ${PER_API} bad requests with a documented 4xx error body, then still serves valid requests`, async () => {
+    const url = servers.get(service)!.url;
+    const shape = shapes[service];
+    const requests = [...badRequests(shape, PER_API, service === "webdata" ? 2024 : 4011)];
+    expect(new Set(requests.map((r) => r.kind)).size).toBeGreaterThanOrEqual(11);
+    const isDocumentedError = documentedErrorValidator(service);
+    const replies = await sendAll(url, requests);
+    const wrong = replies.filter(({ reply }) => reply.status < 400 || reply.status >= 500 || !isDocumentedError(reply.json));
+    expect(
+      wrong.slice(0, 5).map(({ request, reply }) => `${request.kind} ${request.method} ${request.path} -> ${reply.status} ${reply.text.slice(0, 200)}`),
+    ).toEqual([]);
+    expect(replies).toHaveLength(PER_API);
+
+    for (const target of shape.targets) {
+      const reply = await send(url, {
+        method: target.method,
+        path: target.path,
+        headers: { authorization: shape.auth, "content-type": "application/json" },
+        ...(target.body ? { body: JSON.stringify(target.body) } : {}),
+      });
+      expect(reply.status, `${target.method} ${target.path}`).toBe(200);
+    }
+  });
+});
