@@ -75,18 +75,27 @@ const contenders: Array<[string, Call]> = [
   ["client + timeout + retry", calls({ timeoutMs: 5000, retry: true })],
 ];
 
+// Every caller must get the same answer, or the comparison means nothing.
+for (const [name, call] of contenders) {
+  const result = await call();
+  const body = name === "plain fetch" ? result : (result as { data?: unknown }).data;
+  if (JSON.stringify(body) !== answer) throw new Error(`${name} did not get the server's answer: ${JSON.stringify(result)}`);
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 };
 
-// Interleaved blocks, so that any drift of the machine's load hits every contender alike.
-const rounds = 40;
-const perBlock = 100;
+// Short interleaved blocks in rotating order, so that any drift of the machine's load hits every
+// contender alike; the first rounds only warm up the engine and the kept-alive connections.
+const rounds = 100;
+const warmUpRounds = 10;
+const perBlock = 50;
 const timings = contenders.map(() => [] as number[]);
-for (let round = -3; round < rounds; round++) {
+for (let round = -warmUpRounds; round < rounds; round++) {
   for (let i = 0; i < contenders.length; i++) {
-    const index = (i + round + 3) % contenders.length;
+    const index = (i + round + warmUpRounds) % contenders.length;
     const call = contenders[index]![1];
     for (let n = 0; n < perBlock; n++) {
       const start = performance.now();

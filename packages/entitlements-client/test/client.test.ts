@@ -1,13 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createEntitlementsClient, ENTITLEMENTS_BASE_URL, type Balance, type CheckResponse } from "../src/index.js";
-import { loadBundle, specExample, startExampleServer, type LocalServer } from "./support/servers.js";
+import { loadBundle, sendJson, specExample, startServer, type LocalServer } from "./support/servers.js";
 
 const bundle = loadBundle("entitlements");
-let server: LocalServer;
+const mockUrl = inject("mockUrl");
+// Records what goes over the wire; the mock server answers everything else.
+let recorder: LocalServer;
 beforeAll(async () => {
-  server = await startExampleServer("entitlements");
+  recorder = await startServer((_request, res) => sendJson(res, 200, { allowed: true, customer_id: "cus_1", balance: null, flag: null }));
 });
-afterAll(() => server.close());
+afterAll(() => recorder.close());
 
 const prefer = (value: string) => ({ headers: { Prefer: value } });
 
@@ -17,6 +19,10 @@ describe("createEntitlementsClient", () => {
     expect(() => createEntitlementsClient({ apiKey: " " })).toThrow(TypeError);
     // @ts-expect-error -- options are required
     expect(() => createEntitlementsClient()).toThrow(/apiKey is required/);
+  });
+
+  it("rejects a baseUrl that is not an absolute URL at construction", () => {
+    expect(() => createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "/api" })).toThrow(/baseUrl must be an absolute URL, got "\/api"/);
   });
 
   it("talks to the live service unless baseUrl says otherwise", async () => {
@@ -33,9 +39,9 @@ describe("createEntitlementsClient", () => {
   });
 
   it("sends the key as a bearer token, the API version and custom headers", async () => {
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: server.url, apiVersion: "2.4.0", headers: { "x-trace": "t1" } });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: recorder.url, apiVersion: "2.4.0", headers: { "x-trace": "t1" } });
     await client.POST("/v1/balances.check", { body: { customer_id: "cus_1", feature_id: "messages" } });
-    const sent = server.requests.at(-1);
+    const sent = recorder.requests.at(-1);
     expect(sent?.headers.authorization).toBe("Bearer am_sk_test");
     expect(sent?.headers["x-api-version"]).toBe("2.4.0");
     expect(sent?.headers["x-trace"]).toBe("t1");
@@ -43,7 +49,7 @@ describe("createEntitlementsClient", () => {
   });
 
   it("check: returns the documented decision as typed data", async () => {
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: server.url });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: mockUrl });
     const { data, error, response } = await client.POST("/v1/balances.check", {
       body: { customer_id: "cus_1", feature_id: "messages" },
       ...prefer("example=denied-usage-limit"),
@@ -58,7 +64,7 @@ describe("createEntitlementsClient", () => {
   });
 
   it("errors come back in the documented error shape, not as exceptions", async () => {
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: server.url });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: mockUrl });
     const { data, error, response } = await client.POST("/v1/balances.track", {
       body: { customer_id: "cus_unknown", feature_id: "messages" },
       ...prefer("code=404"),

@@ -1,14 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { createWebdataClient, TimeoutError, WEBDATA_BASE_URL, type CrawlStarted, type Monitor } from "../src/index.js";
-import { loadBundle, sendJson, specExample, startExampleServer, startServer, type LocalServer } from "../../entitlements-client/test/support/servers.js";
+import { loadBundle, sendJson, specExample, startServer, type LocalServer } from "../../entitlements-client/test/support/servers.js";
 
 const bundle = loadBundle("webdata");
 const crawlId = "2f0e4d2c-6a3b-4b8e-9c1d-0a1b2c3d4e5f";
-let examples: LocalServer;
-beforeAll(async () => {
-  examples = await startExampleServer("webdata");
-});
-afterAll(() => examples.close());
+const mockUrl = inject("mockUrl");
 
 describe("createWebdataClient", () => {
   it("rejects a missing API key at construction", () => {
@@ -29,7 +25,7 @@ describe("createWebdataClient", () => {
   });
 
   it("crawl: returns the documented answer as typed data", async () => {
-    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: examples.url });
+    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: mockUrl });
     const { data, error } = await client.POST("/v2/crawl", { body: { url: "https://example.com", limit: 5 } });
     expect(error).toBeUndefined();
     const started: CrawlStarted | undefined = data;
@@ -37,17 +33,17 @@ describe("createWebdataClient", () => {
   });
 
   it("path and query parameters are filled in from params", async () => {
-    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: examples.url });
+    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: mockUrl });
     const monitor = await client.GET("/v2/monitor/{monitorId}", { params: { path: { monitorId: crawlId } } });
     const usage = await client.GET("/v2/team/credit-usage/historical", { params: { query: { byApiKey: true } } });
     const found: Monitor | undefined = monitor.data?.data;
     expect(found).toBeDefined();
     expect(usage.response.status).toBe(200);
-    expect(examples.requests.slice(-2).map((r) => r.path)).toEqual([`/v2/monitor/${crawlId}`, "/v2/team/credit-usage/historical?byApiKey=true"]);
+    expect([monitor.response.url, usage.response.url]).toEqual([`${mockUrl}/v2/monitor/${crawlId}`, `${mockUrl}/v2/team/credit-usage/historical?byApiKey=true`]);
   });
 
   it("errors come back in the documented error shape, not as exceptions", async () => {
-    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: examples.url });
+    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: mockUrl });
     const { data, error, response } = await client.DELETE("/v2/crawl/{id}", { params: { path: { id: crawlId } }, headers: { Prefer: "code=404" } });
     expect(data).toBeUndefined();
     expect(response.status).toBe(404);

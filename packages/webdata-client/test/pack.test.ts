@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { installPacked, packedFiles, type Consumer } from "../../entitlements-client/test/support/consumer.js";
-import { startExampleServer, type LocalServer } from "../../entitlements-client/test/support/servers.js";
+import { loadBundle, specExample } from "../../entitlements-client/test/support/servers.js";
 
 const program = `
 import { createWebdataClient, type CrawlStarted, type TokenUsage } from "@api-contracts/webdata-client";
@@ -15,21 +15,16 @@ const missing = await client.GET("/v2/monitor/{monitorId}", {
   headers: { Prefer: "code=404" },
 });
 // @ts-expect-error -- the installed types reject a crawl without url
-await client.POST("/v2/crawl", { body: {} });
-console.log(JSON.stringify({ id: typeof started?.id, tokens: typeof tokens?.remainingTokens, status: missing.response.status, error: missing.error?.error }));
+const invalid = await client.POST("/v2/crawl", { body: {} });
+console.log(JSON.stringify({ id: typeof started?.id, tokens: typeof tokens?.remainingTokens, status: missing.response.status, error: missing.error?.error, invalid: invalid.response.status }));
 `;
 
 let consumer: Consumer;
-let server: LocalServer;
-beforeAll(async () => {
-  server = await startExampleServer("webdata");
+beforeAll(() => {
   // The web data client depends on the entitlements client's middleware, so both tarballs go in.
   consumer = installPacked(["entitlements-client", "webdata-client"]);
 }, 180_000);
-afterAll(async () => {
-  consumer?.remove();
-  await server?.close();
-});
+afterAll(() => consumer?.remove());
 
 it("the tarball holds the build and its types, not sources or tests", () => {
   const files = packedFiles("webdata-client");
@@ -37,8 +32,10 @@ it("the tarball holds the build and its types, not sources or tests", () => {
   expect(files.filter((f) => !f.startsWith("dist/") && !["package.json", "README.md"].includes(f))).toEqual([]);
 });
 
-it("a fresh project that installs the tarball type-checks a program against it and runs it", async () => {
+it("a fresh project that installs the tarball type-checks a program against it and runs it against the mock server", async () => {
   expect(consumer.compile(program)).toEqual([]);
-  const output = JSON.parse(await consumer.run({ BASE_URL: server.url })) as Record<string, unknown>;
-  expect(output).toEqual({ id: "string", tokens: "number", status: 404, error: "Monitor not found" });
+  const output = JSON.parse(await consumer.run({ BASE_URL: inject("mockUrl") })) as Record<string, unknown>;
+  const notFound = specExample(loadBundle("webdata"), "GET", "/v2/monitor/x", "404").body as { error: string };
+  // The mock validates requests too: the crawl without url gets the documented 400.
+  expect(output).toEqual({ id: "string", tokens: "number", status: 404, error: notFound.error, invalid: 400 });
 }, 120_000);

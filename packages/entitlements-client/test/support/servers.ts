@@ -1,5 +1,5 @@
-// Local HTTP servers for the client tests: one that answers with the spec's own examples, and
-// one whose every answer the test scripts, to make it misbehave on purpose.
+// A local HTTP server whose every answer the test scripts, to make it misbehave on purpose or to
+// see exactly what went over the wire; and the bundle's examples, to know what the mock answers.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
@@ -91,23 +91,4 @@ export function specExample(doc: Json, method: string, path: string, status?: st
   const example = key === undefined ? undefined : resolveRef(doc, examples[key]);
   if (!example) throw new Error(`${method} ${path} ${code} has no example ${name ?? ""}`);
   return { status: Number(code), body: example.value };
-}
-
-/**
- * Serves the bundle's examples: a `Prefer: code=404, example=<name>` header picks the answer, as
- * with Prism; a call without a bearer token gets the documented 401.
- */
-export function startExampleServer(api: "entitlements" | "webdata"): Promise<LocalServer> {
-  const doc = loadBundle(api);
-  return startServer((request, res) => {
-    const prefer = String(request.headers.prefer ?? "");
-    const code = /code=(\d+)/.exec(prefer)?.[1] ?? (request.headers.authorization?.startsWith("Bearer ") ? undefined : "401");
-    const name = /example=([\w-]+)/.exec(prefer)?.[1];
-    try {
-      const { status, body } = specExample(doc, request.method, request.path, code, name);
-      sendJson(res, status, body);
-    } catch (error) {
-      sendJson(res, 404, { message: String(error) });
-    }
-  });
 }

@@ -1,0 +1,3 @@
+import { clientTestConfig } from "./test/support/vitest-config.js";
+
+export default clientTestConfig("entitlements");
