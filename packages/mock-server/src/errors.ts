@@ -47,8 +47,7 @@ export function describeViolation(violation: Violation): string {
   if (violation.keyword === "additionalProperties" || violation.keyword === "unevaluatedProperties") {
     return `${field} is not a recognized member of the ${where}`;
   }
-  const text = violation.message.replace(/^Request (body|query|header|path)( (property|parameter) \S+)? ?/i, "").trim();
-  return `${field}: ${text || "is not valid"}`;
+  return `${field}: ${violation.message.trim() || "is not valid"}`;
 }
 
 /** The issue codes the Web Data API documents for `details[].code`, by JSON Schema keyword. */

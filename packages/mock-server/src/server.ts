@@ -5,16 +5,14 @@ import { parsePrefer } from "./prefer.js";
 import {
   loadPrism,
   silentLogger,
-  type MockComponent,
   type MockConfig,
-  type PrismDiagnostic,
   type Either,
   type PrismOperation,
   type PrismRequest,
   type PrismResponse,
   type RouteComponent,
 } from "./prism.js";
-import { loadApi, operationKey, type Service } from "./spec.js";
+import { loadApi, operationKey, type ApiDescription, type Service } from "./spec.js";
 
 export type { Service } from "./spec.js";
 
@@ -41,7 +39,6 @@ export interface RunningServer {
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-const DIAGNOSTIC_ERROR = 0;
 const TOKEN = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/i;
 
@@ -55,9 +52,8 @@ class Refusal extends Error {
   }
 }
 
-/** What the server learned about the raw body before Prism sees the parsed one. */
+/** What the server learned about the raw body before it was parsed. */
 interface BodyState {
-  size: number;
   tooLarge: boolean;
   mediaType?: string;
   jsonError?: string;
@@ -73,28 +69,6 @@ function authProblem(operation: PrismOperation, authorization: string | undefine
   if (authorization === undefined) return "missing" as const;
   if (/^Bearer\s*$/i.test(authorization)) return "empty" as const;
   return TOKEN.test(authorization) ? undefined : ("malformed" as const);
-}
-
-/** Prism reports parameter names in lower case; the client wants them as documented. */
-function parameterNames(operation: PrismOperation): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const list of [operation.request?.path, operation.request?.query, operation.request?.headers]) {
-    for (const parameter of list ?? []) names.set(parameter.name.toLowerCase(), parameter.name);
-  }
-  return names;
-}
-
-function toViolation(diagnostic: PrismDiagnostic, names: Map<string, string>): Violation {
-  const location = diagnostic.path && diagnostic.path.length > 0 ? diagnostic.path.map(String) : ["body"];
-  if (location[0] !== "body" && location[1] !== undefined) location[1] = names.get(location[1]) ?? location[1];
-  const keyword = typeof diagnostic.code === "string" && diagnostic.code ? diagnostic.code : undefined;
-  // Prism reports a missing or unknown member at its parent; the client wants the member itself.
-  const member = /required property '([^']+)'|found '([^']+)'|: '([^']+)'$/.exec(diagnostic.message);
-  const name = member?.[1] ?? member?.[2] ?? member?.[3];
-  if (name && (keyword === "required" || keyword === "additionalProperties" || keyword === "unevaluatedProperties")) {
-    location.push(name);
-  }
-  return { location, message: diagnostic.message, ...(keyword ? { keyword } : {}) };
 }
 
 /** Resolves `Prefer` against what the operation documents, so that a wrong name is a clear 400. */
@@ -145,39 +119,48 @@ function createRoute(): RouteComponent {
   };
 }
 
-function createMock(states: WeakMap<PrismRequest, BodyState>, base: MockConfig, limit: number): MockComponent {
+/**
+ * Checks a routed request in the documented order (token, body size, content type, JSON syntax,
+ * schemas, `Prefer`) and answers it from the examples, or refuses it.
+ */
+function createAnswer(api: ApiDescription, base: MockConfig, limit: number) {
   const { mock: prismMock } = loadPrism();
+  const logger = silentLogger();
   // With examples (not generated bodies) the answer depends only on the operation and the chosen example.
-  const answered = new Map<string, ReturnType<ReturnType<MockComponent>>>();
-  return ({ resource, input, config }) =>
-    (logger) => {
-      const key = operationKey(resource.method, resource.path);
-      const refuse = (failure: Failure) => ({ _tag: "Left" as const, left: new Refusal(key, failure) });
-      const headers = input.data.headers ?? {};
-      const auth = authProblem(resource, headers.authorization);
-      if (auth) return refuse({ kind: "auth", problem: auth });
-      const body = states.get(input.data);
-      const contents = resource.request?.body?.contents ?? [];
-      if (body && contents.length > 0) {
-        if (body.tooLarge) return refuse({ kind: "too-large", limit });
-        if (body.mediaType !== undefined) {
-          return refuse({ kind: "media-type", received: body.mediaType, supported: contents.map((c) => c.mediaType) });
-        }
-        if (body.jsonError !== undefined) return refuse({ kind: "json", message: body.jsonError });
+  const answered = new Map<string, Either<Error, PrismResponse>>();
+  return (resource: PrismOperation, input: PrismRequest, body: BodyState): Either<Error, PrismResponse> => {
+    const key = operationKey(resource.method, resource.path);
+    const refuse = (failure: Failure) => ({ _tag: "Left" as const, left: new Refusal(key, failure) });
+    const headers = input.headers ?? {};
+    const auth = authProblem(resource, headers.authorization);
+    if (auth) return refuse({ kind: "auth", problem: auth });
+    const contents = resource.request?.body?.contents ?? [];
+    if (contents.length > 0) {
+      if (body.tooLarge) return refuse({ kind: "too-large", limit });
+      if (body.mediaType !== undefined) {
+        return refuse({ kind: "media-type", received: body.mediaType, supported: contents.map((c) => c.mediaType) });
       }
-      const violations = input.validations.filter((d) => d.severity === DIAGNOSTIC_ERROR);
-      if (violations.length > 0) return refuse({ kind: "invalid", violations: violations.map((d) => toViolation(d, parameterNames(resource))) });
-      const chosen = preferredMock(resource, headers.prefer, { ...base, ...config });
-      if (typeof chosen === "string") return refuse({ kind: "prefer", message: chosen });
-      if (chosen.dynamic) return prismMock({ resource, input, config: chosen })(logger);
-      const answerKey = `${key} ${chosen.code ?? ""} ${chosen.exampleKey ?? ""}`;
-      let answer = answered.get(answerKey);
-      if (!answer) {
-        answer = prismMock({ resource, input, config: chosen })(logger);
-        answered.set(answerKey, answer);
-      }
-      return answer;
-    };
+      if (body.jsonError !== undefined) return refuse({ kind: "json", message: body.jsonError });
+    }
+    const violations = api.requestValidator(resource.method, resource.path)({
+      path: input.url.path,
+      query: input.url.query ?? {},
+      headers,
+      body: input.body,
+    });
+    if (violations.length > 0) return refuse({ kind: "invalid", violations });
+    const chosen = preferredMock(resource, headers.prefer, base);
+    if (typeof chosen === "string") return refuse({ kind: "prefer", message: chosen });
+    const mockInput = { data: input, validations: [] };
+    if (chosen.dynamic) return prismMock({ resource, input: mockInput, config: chosen })(logger);
+    const answerKey = `${key} ${chosen.code ?? ""} ${chosen.exampleKey ?? ""}`;
+    let answer = answered.get(answerKey);
+    if (!answer) {
+      answer = prismMock({ resource, input: mockInput, config: chosen })(logger);
+      answered.set(answerKey, answer);
+    }
+    return answer;
+  };
 }
 
 function splitTarget(target: string): { path: string; query: Record<string, string | string[]> } {
@@ -234,49 +217,16 @@ function send(res: ServerResponse, status: number, headers: Record<string, unkno
 /** Builds the request handler of one API's mock. */
 async function createMockHandler(options: MockServerOptions) {
   const api = await loadApi(options.service);
-  const { validateInput } = loadPrism();
-  const states = new WeakMap<PrismRequest, BodyState>();
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const base: MockConfig = {
     dynamic: options.dynamic ?? false,
     ...(options.seed !== undefined ? { seed: String(options.seed) } : {}),
   };
   const route = createRoute();
-  const mock = createMock(states, base, limit);
-  const logger = silentLogger();
-  // Prism's own request pipeline (createInstance) adds about as much time again as its components.
-  // Validation is a pure function of the operation and the request's parts it reads, so repeated
-  // requests reuse its verdict (bounded, and only for bodies small enough to key on).
-  const verdicts = new Map<string, PrismDiagnostic[]>();
-  const validate = (resource: PrismOperation, input: PrismRequest, rawQuery: string, rawBody: string) => {
-    const headers = input.headers ?? {};
-    const key =
-      rawBody.length > 8192
-        ? undefined
-        : [
-            resource.id,
-            input.url.path,
-            rawQuery,
-            headers["content-type"] ?? "",
-            ...(resource.request?.headers ?? []).map((h) => headers[h.name.toLowerCase()] ?? "\u0000"),
-            rawBody,
-          ].join("\u0001");
-    const known = key === undefined ? undefined : verdicts.get(key);
-    if (known) return known;
-    const validated = validateInput({ resource, element: input });
-    const validations = validated._tag === "Left" ? validated.left : [];
-    if (key !== undefined) {
-      if (verdicts.size >= 1024) verdicts.clear();
-      verdicts.set(key, validations);
-    }
-    return validations;
-  };
-  const answer = (input: PrismRequest, rawQuery: string, rawBody: string): Either<Error, PrismResponse> => {
+  const serve = createAnswer(api, base, limit);
+  const answer = (input: PrismRequest, body: BodyState): Either<Error, PrismResponse> => {
     const routed = route({ resources: api.operations, input });
-    if (routed._tag === "Left") return routed;
-    const resource = routed.right;
-    const validations = validate(resource, input, rawQuery, rawBody);
-    return mock({ resource, input: { data: input, validations }, config: base })(logger);
+    return routed._tag === "Left" ? routed : serve(routed.right, input, body);
   };
   const answerError = (res: ServerResponse, operation: string | undefined, failure: Failure) => {
     const answer = errorAnswer(api, operation, failure);
@@ -297,11 +247,11 @@ async function createMockHandler(options: MockServerOptions) {
       const raw = await readBody(req, limit);
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) {
-        // Prism would renegotiate on Accept and re-check media types from Content-Length; both are settled here.
+        // Prism's mocker would renegotiate on Accept; the body's size and type are settled here.
         if (value === undefined || name === "accept" || name === "content-length") continue;
         headers[name] = Array.isArray(value) ? value.join(", ") : value;
       }
-      const state: BodyState = { size: raw.size, tooLarge: raw.tooLarge };
+      const state: BodyState = { tooLarge: raw.tooLarge };
       let body: unknown;
       if (raw.size > 0 && !raw.tooLarge) {
         const mediaType = (headers["content-type"] ?? "").split(";")[0]!.trim();
@@ -316,9 +266,7 @@ async function createMockHandler(options: MockServerOptions) {
         }
       }
       const input: PrismRequest = { method: method.toLowerCase(), url: { path, query }, headers, body };
-      states.set(input, state);
-      const rawQuery = (req.url ?? "").split("?")[1] ?? "";
-      const result = answer(input, rawQuery, state.tooLarge || state.mediaType !== undefined ? "\u0002" : raw.bytes.toString("latin1"));
+      const result = answer(input, state);
       if (result._tag === "Right") {
         const output = result.right;
         send(res, output.statusCode, output.headers ?? {}, output.body);

@@ -1,13 +1,12 @@
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
+import { BUNDLE_ID, bundleAjv, deref, escapePointer, httpMethods, type Json } from "./document.js";
 import { loadPrism, type PrismOperation } from "./prism.js";
+import { compileRequestValidator, type RequestValidator } from "./validation.js";
 
 export type Service = "entitlements" | "webdata";
 export const services: readonly Service[] = ["webdata", "entitlements"];
-
-type Json = Record<string, unknown>;
 
 export interface NamedExample {
   name: string;
@@ -30,11 +29,11 @@ export interface ApiDescription {
   errorsByOperation: Map<string, DocumentedError[]>;
   /** Every documented error answer of the API, in document order. */
   allErrors: DocumentedError[];
+  /** The request checks of the operation at `method` and path template, compiled on first use. */
+  requestValidator(method: string, template: string): RequestValidator;
 }
 
 const require = createRequire(import.meta.url);
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 export function bundlePath(service: Service): string {
   return require.resolve(`@api-contracts/spec/${service}.json`);
@@ -42,27 +41,6 @@ export function bundlePath(service: Service): string {
 
 export function operationKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path}`;
-}
-
-function escapePointer(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-/** Follows a local `$ref` (the bundle has no other kind) to the object it names, with its pointer. */
-function deref(document: Json, node: unknown, pointer: string): { node: unknown; pointer: string } {
-  let current = node;
-  let at = pointer;
-  for (let hops = 0; hops < 32 && current && typeof current === "object" && "$ref" in current; hops++) {
-    const ref = (current as { $ref: unknown }).$ref;
-    if (typeof ref !== "string" || !ref.startsWith("#/")) break;
-    at = ref.slice(1);
-    current = ref
-      .slice(2)
-      .split("/")
-      .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"))
-      .reduce<unknown>((value, key) => (value && typeof value === "object" ? (value as Json)[key] : undefined), document);
-  }
-  return { node: current, pointer: at };
 }
 
 function collectExamples(document: Json, media: Json): NamedExample[] {
@@ -78,10 +56,7 @@ function collectExamples(document: Json, media: Json): NamedExample[] {
   return examples;
 }
 
-function buildErrorCatalog(document: Json) {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false, validateFormats: true });
-  addFormats(ajv);
-  ajv.addSchema(document, "openapi");
+function buildErrorCatalog(document: Json, ajv: Ajv2020) {
   const byOperation = new Map<string, DocumentedError[]>();
   const all: DocumentedError[] = [];
   const paths = (document.paths ?? {}) as Json;
@@ -102,7 +77,7 @@ function buildErrorCatalog(document: Json) {
         if (!mediaType) continue;
         const media = content[mediaType] as Json;
         if (!media.schema) continue;
-        const schemaRef = `openapi#${response.pointer}/content/${escapePointer(mediaType)}/schema`;
+        const schemaRef = `${BUNDLE_ID}#${response.pointer}/content/${escapePointer(mediaType)}/schema`;
         let compiled: ValidateFunction | undefined;
         const validate = ((data: unknown) => {
           compiled ??= ajv.compile({ $ref: schemaRef });
@@ -138,8 +113,21 @@ export function loadApi(service: Service): Promise<ApiDescription> {
     const document = JSON.parse(text) as Json;
     // Prism dereferences in place, so it gets its own copy of the document.
     const operations = await loadPrism().getHttpOperationsFromSpec(JSON.parse(text) as object);
-    const { byOperation, all } = buildErrorCatalog(document);
-    return { service, document, operations, errorsByOperation: byOperation, allErrors: all };
+    const strict = bundleAjv(document, false);
+    let coercing: Ajv2020 | undefined;
+    const { byOperation, all } = buildErrorCatalog(document, strict);
+    const validators = new Map<string, RequestValidator>();
+    const requestValidator = (method: string, template: string) => {
+      const key = operationKey(method, template);
+      let validator = validators.get(key);
+      if (!validator) {
+        coercing ??= bundleAjv(document, true);
+        validator = compileRequestValidator(document, { strict, coercing }, method, template);
+        validators.set(key, validator);
+      }
+      return validator;
+    };
+    return { service, document, operations, errorsByOperation: byOperation, allErrors: all, requestValidator };
   })();
   cache.set(file, { mtimeMs, description });
   description.catch(() => cache.delete(file));

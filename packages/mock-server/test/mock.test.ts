@@ -127,6 +127,33 @@ describe("request validation", () => {
     expect(reply.json).toMatchObject({ error: "Invalid job ID format. Job ID must be a valid UUID." });
   });
 
+  it("webdata: a crawl id with a broken percent-escape is the documented 400, not a 5xx", async () => {
+    const reply = await send(web.url, { method: "DELETE", path: "/v2/crawl/%zz", headers: webKey });
+    expect(reply.status).toBe(400);
+    expect(reply.json).toMatchObject({ error: "Invalid job ID format. Job ID must be a valid UUID." });
+  });
+
+  it("webdata: a documented header is checked against its schema (x-idempotency-key must be a UUID)", async () => {
+    const bad = await post(web.url, "/v2/crawl", { url: "https://example.com" }, { ...webKey, "x-idempotency-key": "once" });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ details: [{ code: "invalid_format", path: ["x-idempotency-key"] }] });
+    expect(isWebError(bad.json)).toBe(true);
+    const good = await post(web.url, "/v2/crawl", { url: "https://example.com" }, { ...webKey, "x-idempotency-key": crawlId });
+    expect(good.status).toBe(200);
+  });
+
+  it("a JSON body that is not an object, or no body at all, is a 400 naming the body", async () => {
+    for (const body of ["null", "false", "0", ""]) {
+      const headers = { ...autumnKey, "content-type": "application/json" };
+      const reply = await send(ent.url, { method: "POST", path: "/v1/balances.check", headers, body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.json).toMatchObject({
+        code: "invalid_inputs",
+        message: body === "" ? "Invalid inputs: body is required" : "Invalid inputs: body: must be object",
+      });
+    }
+  });
+
   it("webdata: query parameters are validated and named as documented", async () => {
     const reply = await send(web.url, { method: "GET", path: "/v2/team/credit-usage/historical?byApiKey=maybe", headers: webKey });
     expect(reply.status).toBe(400);
