@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
-const turbo = spawn("npx", ["turbo", "run", "test", "--continue", ...process.argv.slice(2)], {
+const turbo = spawn("npx", ["turbo", "run", "test", "--continue", "--concurrency=2", ...process.argv.slice(2)], {
   stdio: ["ignore", "pipe", "inherit"],
   env: { ...process.env, FORCE_COLOR: "0" },
 });
