@@ -1,7 +1,5 @@
-import { createRequire } from "node:module";
-import { readFileSync } from "node:fs";
-import { Ajv2020, type ValidateFunction, type ErrorObject } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { ErrorObject } from "ajv/dist/2020.js";
+import { OpenApiValidators, escapePointer, follow, isJsonMediaType, loadBundle, matchMediaType, resolvePointer } from "@api-contracts/openapi-validators";
 
 export type Service = "entitlements" | "webdata";
 
@@ -34,12 +32,6 @@ export interface OperationRef {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
-
-function escapePointer(token: string): string {
-  return token.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -49,15 +41,9 @@ function mediaTypeOf(contentType: string | null): string | null {
   return contentType.split(";")[0]!.trim().toLowerCase();
 }
 
-function isJsonMediaType(mediaType: string): boolean {
-  return mediaType === "application/json" || mediaType.endsWith("+json");
-}
-
 /** Loads the bundled description of one API from `@api-contracts/spec`. */
 export function loadBundledSpec(service: Service): JsonObject {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve(`@api-contracts/spec/${service}.json`);
-  return JSON.parse(readFileSync(file, "utf8")) as JsonObject;
+  return loadBundle(service) as JsonObject;
 }
 
 /**
@@ -66,62 +52,32 @@ export function loadBundledSpec(service: Service): JsonObject {
  */
 export class Contract {
   readonly doc: JsonObject;
-  private readonly ajv: Ajv2020;
-  private readonly docId: string;
-  private readonly validators = new Map<string, ValidateFunction>();
-  private readonly operations: (OperationRef & { matcher: RegExp })[] = [];
+  private readonly validators: OpenApiValidators;
+  private readonly operations: OperationRef[];
 
-  constructor(doc: JsonObject, name = "contract") {
+  constructor(doc: JsonObject) {
     this.doc = doc;
-    this.docId = `urn:api-contracts:${name}`;
-    // OpenAPI adds keywords (discriminator, xml, externalDocs, example) that are not JSON Schema;
-    // they carry no validation meaning, so unknown keywords are ignored rather than rejected.
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-    addFormats.default(this.ajv);
-    this.ajv.addSchema(doc as object, this.docId);
-
-    const paths = isObject(doc.paths) ? doc.paths : {};
-    for (const [pathTemplate, rawItem] of Object.entries(paths)) {
-      const { value: item, pointer: itemPointer } = this.deref(rawItem, `/paths/${escapePointer(pathTemplate)}`);
-      if (!isObject(item)) continue;
-      for (const method of METHODS) {
-        const op = item[method];
-        if (!isObject(op) || typeof op.operationId !== "string") continue;
-        const pattern = pathTemplate
-          .split(/(\{[^}]+\})/)
-          .map((part) => (part.startsWith("{") ? "[^/]+" : part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")))
-          .join("");
-        this.operations.push({
-          operationId: op.operationId,
-          method: method.toUpperCase(),
-          pathTemplate,
-          pointer: `${itemPointer}/${method}`,
-          matcher: new RegExp(`^${pattern}$`),
-        });
-      }
-    }
+    this.validators = new OpenApiValidators(doc);
+    this.operations = this.validators
+      .listOperations()
+      .map(({ operationId, method, path, pointer }) => ({ operationId, method, pathTemplate: path, pointer }));
   }
 
   /** Every operation of the contract, in document order. */
   listOperations(): OperationRef[] {
-    return this.operations.map(({ matcher: _matcher, ...ref }) => ref);
+    return this.operations.map((ref) => ({ ...ref }));
   }
 
   operation(operationId: string): OperationRef {
     const found = this.operations.find((op) => op.operationId === operationId);
     if (!found) throw new Error(`The contract has no operation ${operationId}`);
-    const { matcher: _matcher, ...ref } = found;
-    return ref;
+    return { ...found };
   }
 
   /** The operation a request hits, by method and path; concrete paths win over templated ones. */
   findOperation(method: string, path: string): OperationRef | undefined {
-    const candidates = this.operations.filter((op) => op.method === method.toUpperCase() && op.matcher.test(path));
-    candidates.sort((a, b) => (a.pathTemplate.match(/\{/g)?.length ?? 0) - (b.pathTemplate.match(/\{/g)?.length ?? 0));
-    const best = candidates[0];
-    if (!best) return undefined;
-    const { matcher: _matcher, ...ref } = best;
-    return ref;
+    const found = this.validators.findOperation(method, path);
+    return found && { operationId: found.operationId, method: found.method, pathTemplate: found.path, pointer: found.pointer };
   }
 
   /** The operation object, with path-item and operation parameters merged. */
@@ -165,7 +121,7 @@ export class Contract {
 
   /** Validates any value against the schema at a pointer of the bundle. */
   validate(pointer: string, value: unknown): { ok: boolean; errors: string } {
-    const validator = this.validatorFor(pointer);
+    const validator = this.validators.schema(pointer);
     const ok = validator(value) as boolean;
     return { ok, errors: ok ? "" : describeErrors(validator.errors) };
   }
@@ -174,30 +130,23 @@ export class Contract {
   judge(exchange: Exchange): Verdict {
     const ref = this.findOperation(exchange.method, exchange.path);
     if (!ref) return { ok: false, reason: `${exchange.method} ${exchange.path} is not an operation of the contract` };
-    const op = this.operationObject(ref);
-    const responses = isObject(op.responses) ? op.responses : {};
     const status = String(exchange.status);
-    const key = [status, `${status[0]}XX`, `${status[0]}xx`, "default"].find((k) => k in responses);
-    if (!key) {
+    const response = this.validators.documentedResponse(ref.method, ref.pathTemplate, exchange.status);
+    if (!response) {
       return {
         ok: false,
-        reason: `status ${status} is not documented for ${ref.operationId} (documented: ${Object.keys(responses).join(", ")})`,
+        reason: `status ${status} is not documented for ${ref.operationId} (documented: ${this.documentedStatuses(ref.operationId).join(", ")})`,
       };
     }
-    const { value: response, pointer: responsePointer } = this.deref(responses[key], `${ref.pointer}/responses/${escapePointer(key)}`);
-    const content = isObject(response) && isObject(response.content) ? response.content : undefined;
+    const content = response.content as JsonObject;
     const mediaType = mediaTypeOf(exchange.contentType);
 
-    if (!content || Object.keys(content).length === 0) {
+    if (Object.keys(content).length === 0) {
       if (exchange.bodyText.trim() === "") return { ok: true, reason: `${status} with no body, as documented` };
       return { ok: false, reason: `${status} carries a body, but the contract documents none for ${ref.operationId}` };
     }
     if (!mediaType) return { ok: false, reason: `${status} has no Content-Type (documented: ${Object.keys(content).join(", ")})` };
-    const mediaKey = Object.keys(content).find((k) => {
-      const documented = k.toLowerCase();
-      if (documented === mediaType || documented === "*/*") return true;
-      return documented.endsWith("/*") && mediaType.startsWith(documented.slice(0, -1));
-    });
+    const mediaKey = matchMediaType(mediaType, Object.keys(content));
     if (!mediaKey) {
       return { ok: false, reason: `${status} Content-Type ${mediaType} is not documented (documented: ${Object.keys(content).join(", ")})` };
     }
@@ -211,44 +160,21 @@ export class Contract {
       }
     }
     if (!isObject(media) || !isObject(media.schema)) return { ok: true, reason: `${status} ${mediaType} (no schema to judge)`, body };
-    const schemaPointer = `${responsePointer}/content/${escapePointer(mediaKey)}/schema`;
+    const schemaPointer = `${response.pointer}/content/${escapePointer(mediaKey)}/schema`;
     const result = this.validate(schemaPointer, body);
     if (!result.ok) return { ok: false, reason: `${status} body does not match the contract: ${result.errors}`, body };
     return { ok: true, reason: `${status} ${mediaType} matches the contract`, body };
   }
 
-  private validatorFor(pointer: string): ValidateFunction {
-    let validator = this.validators.get(pointer);
-    if (!validator) {
-      validator = this.ajv.compile({ $ref: `${this.docId}#${pointer}` });
-      this.validators.set(pointer, validator);
-    }
-    return validator;
-  }
-
   /** Reads the value at a JSON pointer of the bundle. */
   at(pointer: string): Json | undefined {
-    let node: Json | undefined = this.doc;
-    for (const raw of pointer.split("/").slice(1)) {
-      const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-      if (Array.isArray(node)) node = node[Number(token)];
-      else if (isObject(node)) node = node[token];
-      else return undefined;
-    }
-    return node;
+    return resolvePointer(this.doc, pointer) as Json | undefined;
   }
 
   /** Follows local `$ref`s of OpenAPI objects (responses, parameters, bodies, path items). */
   private deref(value: Json | undefined, pointer: string): { value: Json | undefined; pointer: string } {
-    let current = value;
-    let at = pointer;
-    for (let hops = 0; hops < 20 && isObject(current) && typeof current.$ref === "string"; hops++) {
-      const target: string = current.$ref;
-      if (!target.startsWith("#")) throw new Error(`Only local $refs are supported in the bundle (found ${target})`);
-      at = decodeURIComponent(target.slice(1));
-      current = this.at(at);
-    }
-    return { value: current, pointer: at };
+    const { node, pointer: at } = follow(this.doc, value, pointer);
+    return { value: node as Json | undefined, pointer: at };
   }
 
   /** Resolves a schema that is only a `$ref`, so its members can be inspected. */

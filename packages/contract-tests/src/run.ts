@@ -67,7 +67,7 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
 }
 
 /** The checks a level runs for a service, in order. */
-export function listChecks(service: Service, level: Level, contract = new Contract(loadBundledSpec(service), service)): Check[] {
+export function listChecks(service: Service, level: Level, contract = new Contract(loadBundledSpec(service))): Check[] {
   const all = service === "entitlements" ? entitlementsChecks(contract) : webdataChecks(contract);
   return all.filter((check) => level === "behavior" || check.level === "schema");
 }
@@ -96,7 +96,7 @@ function resolveOptions(options: ContractTestOptions): { level: Level; fixtures:
  */
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
   const { level, fixtures, apiKey, baseUrl } = resolveOptions(options);
-  const contract = new Contract(loadBundledSpec(options.service), options.service);
+  const contract = new Contract(loadBundledSpec(options.service));
   const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, fetch: options.fetch });
   const ctx: CheckContext = { caller, contract, level, fixtures };
   const report: Report = { service: options.service, baseUrl, level, passed: 0, failed: 0, operations: {} };

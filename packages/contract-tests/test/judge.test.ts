@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Contract, loadBundledSpec, type Exchange } from "../src/judge.js";
 
-const webdata = new Contract(loadBundledSpec("webdata"), "webdata");
-const entitlements = new Contract(loadBundledSpec("entitlements"), "entitlements");
+const webdata = new Contract(loadBundledSpec("webdata"));
+const entitlements = new Contract(loadBundledSpec("entitlements"));
 
 function example(contract: Contract, name: string): Record<string, unknown> {
   const value = contract.at(`/components/examples/${name}/value`);

@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
-import { BUNDLE_ID, bundleAjv, deref, escapePointer, httpMethods, type Json } from "./document.js";
+import type { ValidateFunction } from "ajv/dist/2020.js";
+import { OpenApiValidators, escapePointer, follow, resolvePointer, type JsonObject as Json } from "@api-contracts/openapi-validators";
 import { loadPrism, type PrismOperation } from "./prism.js";
-import { compileRequestValidator, type RequestValidator } from "./validation.js";
+import { toViolation, type RequestValidator } from "./validation.js";
 
 export type Service = "entitlements" | "webdata";
 export const services: readonly Service[] = ["webdata", "entitlements"];
@@ -48,7 +48,7 @@ function collectExamples(document: Json, media: Json): NamedExample[] {
   const named = media.examples;
   if (named && typeof named === "object") {
     for (const [name, raw] of Object.entries(named as Json)) {
-      const example = deref(document, raw, "").node as Json | undefined;
+      const example = follow(document, raw, "").node as Json | undefined;
       if (example && "value" in example) examples.push({ name, value: example.value });
     }
   }
@@ -56,46 +56,35 @@ function collectExamples(document: Json, media: Json): NamedExample[] {
   return examples;
 }
 
-function buildErrorCatalog(document: Json, ajv: Ajv2020) {
+function buildErrorCatalog(validators: OpenApiValidators) {
+  const { document } = validators;
   const byOperation = new Map<string, DocumentedError[]>();
   const all: DocumentedError[] = [];
-  const paths = (document.paths ?? {}) as Json;
-  for (const [path, rawItem] of Object.entries(paths)) {
-    const item = deref(document, rawItem, `/paths/${escapePointer(path)}`);
-    for (const method of httpMethods) {
-      const opPointer = `${item.pointer}/${method}`;
-      const operation = (item.node as Json | undefined)?.[method] as Json | undefined;
-      if (!operation) continue;
-      const list: DocumentedError[] = [];
-      const responses = (operation.responses ?? {}) as Json;
-      for (const [code, rawResponse] of Object.entries(responses)) {
-        const status = Number(code);
-        if (!Number.isInteger(status) || status < 400) continue;
-        const response = deref(document, rawResponse, `${opPointer}/responses/${code}`);
-        const content = ((response.node as Json | undefined)?.content ?? {}) as Json;
-        const mediaType = Object.keys(content).find((m) => /json/i.test(m));
-        if (!mediaType) continue;
-        const media = content[mediaType] as Json;
-        if (!media.schema) continue;
-        const schemaRef = `${BUNDLE_ID}#${response.pointer}/content/${escapePointer(mediaType)}/schema`;
-        let compiled: ValidateFunction | undefined;
-        const validate = ((data: unknown) => {
-          compiled ??= ajv.compile({ $ref: schemaRef });
-          const ok = compiled(data);
-          validate.errors = compiled.errors;
-          return ok;
-        }) as ValidateFunction;
-        const entry: DocumentedError = {
-          status,
-          operationId: String(operation.operationId ?? opPointer),
-          examples: collectExamples(document, media),
-          validate,
-        };
-        list.push(entry);
-        all.push(entry);
-      }
-      byOperation.set(operationKey(method, path), list);
+  for (const { method, path, pointer, operationId } of validators.listOperations()) {
+    const list: DocumentedError[] = [];
+    const responses = (resolvePointer(document, `${pointer}/responses`) ?? {}) as Json;
+    for (const [code, rawResponse] of Object.entries(responses)) {
+      const status = Number(code);
+      if (!Number.isInteger(status) || status < 400) continue;
+      const response = follow(document, rawResponse, `${pointer}/responses/${code}`);
+      const content = ((response.node as Json | undefined)?.content ?? {}) as Json;
+      const mediaType = Object.keys(content).find((m) => /json/i.test(m));
+      if (!mediaType) continue;
+      const media = content[mediaType] as Json;
+      if (!media.schema) continue;
+      const schemaPointer = `${response.pointer}/content/${escapePointer(mediaType)}/schema`;
+      // Compiled on first use: most error answers are never served.
+      const validate = ((data: unknown) => {
+        const compiled = validators.schema(schemaPointer);
+        const ok = compiled(data);
+        validate.errors = compiled.errors;
+        return ok;
+      }) as ValidateFunction;
+      const entry: DocumentedError = { status, operationId, examples: collectExamples(document, media), validate };
+      list.push(entry);
+      all.push(entry);
     }
+    byOperation.set(operationKey(method, path), list);
   }
   return { byOperation, all };
 }
@@ -113,19 +102,11 @@ export function loadApi(service: Service): Promise<ApiDescription> {
     const document = JSON.parse(text) as Json;
     // Prism dereferences in place, so it gets its own copy of the document.
     const operations = await loadPrism().getHttpOperationsFromSpec(JSON.parse(text) as object);
-    const strict = bundleAjv(document, false);
-    let coercing: Ajv2020 | undefined;
-    const { byOperation, all } = buildErrorCatalog(document, strict);
-    const validators = new Map<string, RequestValidator>();
-    const requestValidator = (method: string, template: string) => {
-      const key = operationKey(method, template);
-      let validator = validators.get(key);
-      if (!validator) {
-        coercing ??= bundleAjv(document, true);
-        validator = compileRequestValidator(document, { strict, coercing }, method, template);
-        validators.set(key, validator);
-      }
-      return validator;
+    const validators = new OpenApiValidators(document);
+    const { byOperation, all } = buildErrorCatalog(validators);
+    const requestValidator = (method: string, template: string): RequestValidator => {
+      const { validate } = validators.request(method, template);
+      return (parts) => validate(parts).map(toViolation);
     };
     return { service, document, operations, errorsByOperation: byOperation, allErrors: all, requestValidator };
   })();

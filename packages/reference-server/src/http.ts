@@ -87,7 +87,7 @@ export function registerOperation<Body, Query, Params>(
   path: string,
   handler: (input: HandlerInput<Body, Query, Params>) => Answer,
 ): void {
-  const op = spec.operation(method, path);
+  const op = spec.request(method, path);
   const url = path.replace(/\{([^}]+)\}/g, ":$1");
   app.route({
     method,
@@ -97,7 +97,7 @@ export function registerOperation<Body, Query, Params>(
       const unauthenticated = dialect.authenticate(request.headers.authorization);
       if (unauthenticated) return send(unauthenticated);
       const params = { ...(request.params as Record<string, string>) };
-      if (!op.params(params)) return send(dialect.invalid("params", op.params.errors ?? [], op.operationId));
+      if (!op.pathParams(params)) return send(dialect.invalid("params", op.pathParams.errors ?? [], op.operationId));
       const query = { ...(request.query as Record<string, unknown>) };
       if (!op.query(query)) return send(dialect.invalid("query", op.query.errors ?? [], op.operationId));
       const headers = headerRecord(request);

@@ -1,0 +1,72 @@
+import type { JsonObject } from "../src/index.js";
+
+/** A small description that uses every kind of OpenAPI-level `$ref` the validators follow. */
+export function petStore(): JsonObject {
+  return {
+    openapi: "3.1.0",
+    info: { title: "pets", version: "1" },
+    paths: {
+      "/pets": {
+        post: {
+          operationId: "createPet",
+          parameters: [{ $ref: "#/components/parameters/Trace" }],
+          requestBody: { $ref: "#/components/requestBodies/NewPet" },
+          responses: {
+            "201": { description: "created", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } },
+            "4XX": { $ref: "#/components/responses/Problem" },
+          },
+        },
+        get: {
+          operationId: "listPets",
+          parameters: [
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1 } },
+            { name: "tags", in: "query", schema: { type: "array", items: { type: "string" } } },
+            { name: "verbose", in: "query", schema: { type: "boolean" } },
+          ],
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Pet" } } }, "text/*": { schema: { type: "string" } } } },
+            "204": { description: "nothing" },
+            default: { $ref: "#/components/responses/Problem" },
+          },
+        },
+      },
+      "/pets/{petId}": { $ref: "#/components/pathItems/OnePet" },
+      "/pets/mine": { get: { operationId: "myPets", responses: { "200": { description: "ok" } } } },
+    },
+    components: {
+      pathItems: {
+        OnePet: {
+          parameters: [{ name: "petId", in: "path", required: true, schema: { type: "integer" } }],
+          get: { operationId: "getPet", responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } } },
+          delete: {
+            operationId: "deletePet",
+            // Replaces the path item's own `petId`.
+            parameters: [{ name: "petId", in: "path", required: true, schema: { type: "string", format: "uuid" } }],
+            responses: { "204": { description: "gone" } },
+          },
+        },
+      },
+      parameters: { Trace: { name: "X-Trace-Id", in: "header", required: true, schema: { type: "string", minLength: 3 } } },
+      requestBodies: {
+        NewPet: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } } },
+      },
+      responses: {
+        Problem: { description: "problem", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } },
+      },
+      schemas: {
+        NewPet: {
+          type: "object",
+          required: ["name"],
+          additionalProperties: false,
+          properties: {
+            name: { type: "string" },
+            kind: { enum: ["cat", "dog"] },
+            toys: { type: "array", items: { type: "object", required: ["label"], properties: { label: { type: "string" } } } },
+          },
+        },
+        Pet: { type: "object", required: ["id", "name"], properties: { id: { type: "integer" }, name: { type: "string" } } },
+        Problem: { type: "object", required: ["title"], properties: { title: { type: "string" } } },
+      },
+    },
+  };
+}
