@@ -1642,18 +1642,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /**
-         * @description The request was rejected by validation. Not expected in normal use, because this operation takes no
-         *     input; listed so that clients handle the shared validation error format.
-         */
-        NoInputBadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ValidationError"];
-            };
-        };
         /** @description The request body is larger than the service accepts. Send a smaller body (for example shorter `prompt`, fewer actions or headers). */
         PayloadTooLarge: {
             headers: {
@@ -1799,7 +1787,6 @@ export type ResponseInvalidCrawlId = components['responses']['InvalidCrawlId'];
 export type ResponseInvalidMonitorId = components['responses']['InvalidMonitorId'];
 export type ResponseInvalidSessionFilter = components['responses']['InvalidSessionFilter'];
 export type ResponseMonitorNotFound = components['responses']['MonitorNotFound'];
-export type ResponseNoInputBadRequest = components['responses']['NoInputBadRequest'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponsePaymentRequired = components['responses']['PaymentRequired'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
@@ -2030,7 +2017,6 @@ export interface operations {
                     "application/json": components["schemas"]["TokenUsageResponse"];
                 };
             };
-            400: components["responses"]["NoInputBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TokenUsageNotFound"];
             429: components["responses"]["RateLimited"];
