@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 
 const turbo = spawn("npx", ["turbo", "run", "test", "--continue", "--concurrency=2", ...process.argv.slice(2)], {
   stdio: ["ignore", "pipe", "inherit"],
-  env: { ...process.env, FORCE_COLOR: "0" },
+  env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
 });
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
