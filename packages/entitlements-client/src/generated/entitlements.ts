@@ -1196,7 +1196,11 @@ export interface components {
         /**
          * @description Selects the response format version within v1, as three dot-separated numbers
          *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
-         *     version is used. An unknown or malformed value is rejected with `400 invalid_api_version`.
+         *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
+         *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+         *
+         *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
+         *     with the same `400 invalid_api_version`.
          * @example 2.4.0
          */
         "x-api-version": string;
@@ -1296,7 +1300,11 @@ export interface operations {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
                  *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
-                 *     version is used. An unknown or malformed value is rejected with `400 invalid_api_version`.
+                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
+                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 *
+                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
+                 *     with the same `400 invalid_api_version`.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1324,7 +1332,11 @@ export interface operations {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
                  *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
-                 *     version is used. An unknown or malformed value is rejected with `400 invalid_api_version`.
+                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
+                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 *
+                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
+                 *     with the same `400 invalid_api_version`.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1351,7 +1363,11 @@ export interface operations {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
                  *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
-                 *     version is used. An unknown or malformed value is rejected with `400 invalid_api_version`.
+                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
+                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 *
+                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
+                 *     with the same `400 invalid_api_version`.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1388,7 +1404,11 @@ export interface operations {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
                  *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
-                 *     version is used. An unknown or malformed value is rejected with `400 invalid_api_version`.
+                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
+                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 *
+                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
+                 *     with the same `400 invalid_api_version`.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1416,7 +1436,11 @@ export interface operations {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
                  *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
-                 *     version is used. An unknown or malformed value is rejected with `400 invalid_api_version`.
+                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
+                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 *
+                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
+                 *     with the same `400 invalid_api_version`.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];

@@ -14,7 +14,7 @@ type Input<Op> = HandlerInput<RequestBody<Op>, QueryOf<Op>, object>;
 /** The statuses an operation documents with the error body. */
 type ErrorStatus<Op> = Extract<AnswerOf<Op>, { body: ErrorBody }>["status"];
 
-/** Versions of `x-api-version` this server answers; other well-formed versions are unknown. */
+/** Major versions of `x-api-version` the contract describes (see the parameter in spec/entitlements). */
 const SUPPORTED_MAJOR_VERSIONS = new Set([0, 1, 2]);
 
 function dialect(env: "sandbox" | "live", apiKey: string): Dialect {
