@@ -1,16 +1,25 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { UnreachableError } from "./http.js";
+import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
-import { formatResult, formatSummary, LEVELS, runContractTests, SERVICES } from "./run.js";
+import { DEFAULT_MAX_TIME_MS, formatResult, formatSummary, LEVELS, parseLimit, runContractTests, SERVICES } from "./run.js";
+import { maskUrl, redactor } from "./secrets.js";
 import type { Service } from "./judge.js";
 import type { Level } from "./checks/types.js";
 
 export const USAGE = `Usage: contract-test --service <entitlements|webdata> --base-url <URL> [--api-key <KEY>]
                      [--fixtures <FILE.json>] [--level <schema|behavior>] [--report <FILE.json>]
+                     [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
+
+  --timeout           longest wait for one answer, headers and body (default ${DEFAULT_LIMITS.timeoutMs} ms);
+                      a target that does not answer in time counts as unreachable
+  --max-time          longest whole run (default ${DEFAULT_MAX_TIME_MS} ms); past it, unreachable
+  --max-answer-bytes  most bytes read of one answer (default ${DEFAULT_LIMITS.maxAnswerBytes}); a longer one fails its check
 
 Options may also come from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY,
-CONTRACT_FIXTURES and CONTRACT_LEVEL; a flag wins over its variable.
+CONTRACT_FIXTURES, CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME and
+CONTRACT_MAX_ANSWER_BYTES; a flag wins over its variable. The API key and any password in the
+base URL are never printed or written.
 Exit status: 0 every check passed, 1 a check failed, 2 bad arguments or unreachable server.`;
 
 export interface CliIo {
@@ -40,6 +49,9 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         fixtures: { type: "string" },
         level: { type: "string" },
         report: { type: "string" },
+        timeout: { type: "string" },
+        "max-time": { type: "string" },
+        "max-answer-bytes": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -65,25 +77,30 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return 2;
   }
 
+  const apiKey = pick("api-key", "CONTRACT_API_KEY");
   try {
     const report = await runContractTests({
       service: service as Service,
       baseUrl: baseUrl!,
-      apiKey: pick("api-key", "CONTRACT_API_KEY"),
+      apiKey,
       fixtures: pick("fixtures", "CONTRACT_FIXTURES"),
       level: level as Level,
+      timeoutMs: parseLimit("--timeout", pick("timeout", "CONTRACT_TIMEOUT")),
+      maxTimeMs: parseLimit("--max-time", pick("max-time", "CONTRACT_MAX_TIME")),
+      maxAnswerBytes: parseLimit("--max-answer-bytes", pick("max-answer-bytes", "CONTRACT_MAX_ANSWER_BYTES")),
       onResult: (result) => io.out(formatResult(result)),
     });
     if (typeof values.report === "string") writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
     io.out(formatSummary(report));
     return report.failed === 0 ? 0 : 1;
   } catch (error) {
+    const redact = redactor([apiKey]);
     if (error instanceof UsageError) {
-      io.err(`contract-test: ${error.message}`);
+      io.err(`contract-test: ${redact(error.message)}`);
       return 2;
     }
     if (error instanceof UnreachableError) {
-      io.err(`contract-test: cannot reach ${baseUrl}: ${error.message}`);
+      io.err(`contract-test: cannot reach ${maskUrl(baseUrl!)}: ${redact(error.message)}`);
       return 2;
     }
     throw error;

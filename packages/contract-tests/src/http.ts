@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import { createWebdataClient } from "@api-contracts/webdata-client";
 import type { Contract, Exchange, Service, Verdict } from "./judge.js";
+import { CheckFailure } from "./checks/types.js";
 
 /** How a request authenticates: the real key, none, a wrong scheme, or a key the server cannot know. */
 export type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
@@ -24,12 +25,59 @@ export interface CallResult {
   body: unknown;
 }
 
-/** The target could not be reached at all (refused, unknown host, no answer). */
+/**
+ * The target could not be reached, or stopped answering: refused, unknown host, no answer (or
+ * no end of an answer) within the per-request timeout, or the run's deadline passed.
+ */
 export class UnreachableError extends Error {
   override name = "UnreachableError";
 }
 
-const REQUEST_TIMEOUT_MS = 30_000;
+/** An answer longer than the kit reads; the check fails and the run goes on. */
+export class AnswerTooLargeError extends CheckFailure {
+  override name = "AnswerTooLargeError";
+}
+
+/** Limits on what one request may cost; the defaults are those of the command line. */
+export interface RequestLimits {
+  /** Longest wait for one answer, headers and body, in milliseconds. */
+  timeoutMs: number;
+  /** Most bytes read of one answer body. */
+  maxAnswerBytes: number;
+}
+
+export const DEFAULT_LIMITS: RequestLimits = { timeoutMs: 10_000, maxAnswerBytes: 1_048_576 };
+
+/** Statuses whose answer has no body by definition; a Response refuses one. */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+function tooLarge(request: Request, limit: number): AnswerTooLargeError {
+  return new AnswerTooLargeError(`the answer to ${request.method} ${new URL(request.url).pathname} is longer than ${limit} bytes (the --max-answer-bytes limit); the kit stopped reading it`);
+}
+
+/** Reads at most `limit` bytes of a body; more is refused without being read. */
+async function readBounded(request: Request, response: Response, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(response.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel();
+    throw tooLarge(request, limit);
+  }
+  if (!response.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(request, limit);
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
 
 type RequestInitLoose = {
   body?: unknown;
@@ -49,22 +97,60 @@ export interface CallerOptions {
   contract: Contract;
   baseUrl: string;
   apiKey: string;
+  limits?: RequestLimits;
+  /** Aborts every request when the run's overall deadline passes. */
+  deadline?: AbortSignal;
+  /** Hides secrets in every text the caller hands on (answers echoing the key). */
+  redact?: (text: string) => string;
   fetch?: typeof globalThis.fetch;
 }
+
+/** A made-up credential for the wrong-scheme check: the real key never travels in another scheme. */
+const WRONG_SCHEME_CREDENTIAL = `Basic ${Buffer.from("contract-test:not-a-key").toString("base64")}`;
 
 /** Sends requests through the generated client of a service and records what went over the wire. */
 export class Caller {
   private readonly client: LooseClient;
   private readonly basePath: string;
   private readonly baseFetch: typeof globalThis.fetch;
-  /** Whether any request has been answered; an unreachable target before that is a usage error. */
-  reached = false;
+  private readonly limits: RequestLimits;
+  private readonly redact: (text: string) => string;
 
   constructor(private readonly options: CallerOptions) {
     this.baseFetch = options.fetch ?? globalThis.fetch;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.redact = options.redact ?? ((text) => text);
     this.basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, "");
     const factory = options.service === "entitlements" ? createEntitlementsClient : createWebdataClient;
     this.client = factory({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as unknown as LooseClient;
+  }
+
+  /** Sends one request within the limits; a stalled or vanished target is an UnreachableError. */
+  private async exchange(request: Request, headers: Headers): Promise<{ response: Response; bytes: Uint8Array<ArrayBuffer> }> {
+    const { timeoutMs, maxAnswerBytes } = this.limits;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = this.options.deadline ? AbortSignal.any([timeout, this.options.deadline]) : timeout;
+    const what = `${request.method} ${request.url}`;
+    const stalled = (stage: string) =>
+      this.options.deadline?.aborted
+        ? new UnreachableError(`${what}: ${stage} when the run's deadline passed (--max-time)`)
+        : new UnreachableError(`${what}: ${stage} within ${timeoutMs} ms (--timeout)`);
+    const hasBody = request.method !== "GET" && request.method !== "HEAD";
+    let response: Response;
+    try {
+      response = await this.baseFetch(request.url, { method: request.method, headers, body: hasBody ? await request.text() : undefined, signal });
+    } catch (error) {
+      if (signal.aborted) throw stalled("no answer");
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new UnreachableError(`${what}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    }
+    try {
+      return { response, bytes: await readBounded(request, response, maxAnswerBytes) };
+    } catch (error) {
+      if (error instanceof AnswerTooLargeError) throw error;
+      if (signal.aborted) throw stalled("the answer did not end");
+      throw new UnreachableError(`${what}: the answer broke off: ${(error as Error).message}`);
+    }
   }
 
   async call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
@@ -75,22 +161,9 @@ export class Caller {
     const recordingFetch = async (request: Request): Promise<Response> => {
       const headers = new Headers(request.headers);
       if (auth === "none") headers.delete("authorization");
-      if (auth === "wrong-scheme") headers.set("authorization", `Basic ${Buffer.from(`user:${this.options.apiKey}`).toString("base64")}`);
+      if (auth === "wrong-scheme") headers.set("authorization", WRONG_SCHEME_CREDENTIAL);
       if (auth === "invalid-key") headers.set("authorization", `Bearer contract-test-unknown-${randomUUID()}`);
-      const hasBody = request.method !== "GET" && request.method !== "HEAD";
-      let response: Response;
-      try {
-        response = await this.baseFetch(request.url, {
-          method: request.method,
-          headers,
-          body: hasBody ? await request.text() : undefined,
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
-      } catch (error) {
-        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new UnreachableError(`${request.method} ${request.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
-      }
-      this.reached = true;
+      const { response, bytes } = await this.exchange(request, headers);
       const url = new URL(request.url);
       const path = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || "/" : url.pathname;
       recorded = {
@@ -98,9 +171,10 @@ export class Caller {
         path,
         status: response.status,
         contentType: response.headers.get("content-type"),
-        bodyText: await response.clone().text(),
+        bodyText: new TextDecoder().decode(bytes),
       };
-      return response;
+      const body = NULL_BODY_STATUSES.has(response.status) || bytes.byteLength === 0 ? null : bytes;
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     };
 
     const init: RequestInitLoose = {
@@ -128,6 +202,8 @@ export class Caller {
         body = recorded.bodyText;
       }
     }
-    return { exchange: recorded, verdict, body };
+    // Judged as received; what checks may quote is shown with the key hidden.
+    const shown: Exchange = { ...recorded, bodyText: this.redact(recorded.bodyText), contentType: recorded.contentType === null ? null : this.redact(recorded.contentType) };
+    return { exchange: shown, verdict: { ...verdict, reason: this.redact(verdict.reason) }, body };
   }
 }

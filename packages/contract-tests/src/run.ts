@@ -1,4 +1,5 @@
-import { Caller, UnreachableError } from "./http.js";
+import { Caller, DEFAULT_LIMITS, UnreachableError } from "./http.js";
+import { maskUrl, redactor, withoutCredentials } from "./secrets.js";
 import { Contract, loadBundledSpec, type Service } from "./judge.js";
 import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
@@ -18,8 +19,23 @@ export interface ContractTestOptions {
   level?: Level;
   /** Called after each check, in order (the CLI prints from here). */
   onResult?: (result: CheckResult) => void;
+  /** Longest wait for one answer, in milliseconds (default 10000); past it the target counts as unreachable. */
+  timeoutMs?: number;
+  /** Longest whole run, in milliseconds (default 300000); past it the target counts as unreachable. */
+  maxTimeMs?: number;
+  /** Most bytes read of one answer (default 1048576); a longer answer fails its check. */
+  maxAnswerBytes?: number;
   /** Used for every request instead of the global fetch. */
   fetch?: typeof globalThis.fetch;
+}
+
+export const DEFAULT_MAX_TIME_MS = 300_000;
+
+/** The limits a run applies, as stated in its report. */
+export interface RunLimits {
+  timeoutMs: number;
+  maxTimeMs: number;
+  maxAnswerBytes: number;
 }
 
 export interface CheckResult {
@@ -40,17 +56,28 @@ export interface OperationReport {
 
 export interface Report {
   service: Service;
+  /** The target, with any password in the URL masked. */
   baseUrl: string;
   level: Level;
+  limits: RunLimits;
   passed: number;
   failed: number;
   /** Results grouped by operationId, in the order the operations were first checked. */
   operations: Record<string, OperationReport>;
 }
 
+/** A limit from a flag, a variable or an option: a whole number of at least 1, or a UsageError naming it. */
+export function parseLimit(name: string, value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1) throw new UsageError(`${name} must be a whole number of at least 1 (got ${JSON.stringify(value)})`);
+  return number;
+}
+
 /**
- * Options from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY, CONTRACT_FIXTURES and
- * CONTRACT_LEVEL, for runs configured by the environment (e.g. inside vitest).
+ * Options from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY, CONTRACT_FIXTURES,
+ * CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME and CONTRACT_MAX_ANSWER_BYTES, for runs
+ * configured by the environment (e.g. inside vitest).
  */
 export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ContractTestOptions {
   const value = (name: string) => env[name] || undefined;
@@ -63,6 +90,9 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
     apiKey: value("CONTRACT_API_KEY"),
     fixtures: value("CONTRACT_FIXTURES"),
     level: value("CONTRACT_LEVEL") as Level | undefined,
+    timeoutMs: parseLimit("CONTRACT_TIMEOUT", value("CONTRACT_TIMEOUT")),
+    maxTimeMs: parseLimit("CONTRACT_MAX_TIME", value("CONTRACT_MAX_TIME")),
+    maxAnswerBytes: parseLimit("CONTRACT_MAX_ANSWER_BYTES", value("CONTRACT_MAX_ANSWER_BYTES")),
   };
 }
 
@@ -72,7 +102,19 @@ export function listChecks(service: Service, level: Level, contract = new Contra
   return all.filter((check) => level === "behavior" || check.level === "schema");
 }
 
-function resolveOptions(options: ContractTestOptions): { level: Level; fixtures: Fixtures | undefined; apiKey: string; baseUrl: string } {
+interface Resolved {
+  level: Level;
+  fixtures: Fixtures | undefined;
+  apiKey: string;
+  /** Where requests go: the base URL without credentials. */
+  baseUrl: string;
+  /** The base URL as it may be printed. */
+  shownBaseUrl: string;
+  limits: RunLimits;
+  redact: (text: string) => string;
+}
+
+function resolveOptions(options: ContractTestOptions): Resolved {
   if (!SERVICES.includes(options.service)) throw new UsageError(`service must be one of ${SERVICES.join(", ")} (got ${JSON.stringify(options.service)})`);
   const level = options.level ?? "schema";
   if (!LEVELS.includes(level)) throw new UsageError(`level must be one of ${LEVELS.join(", ")} (got ${JSON.stringify(level)})`);
@@ -80,28 +122,46 @@ function resolveOptions(options: ContractTestOptions): { level: Level; fixtures:
   try {
     url = new URL(options.baseUrl);
   } catch {
-    throw new UsageError(`base URL ${JSON.stringify(options.baseUrl)} is not a URL`);
+    throw new UsageError(`base URL ${JSON.stringify(maskUrl(options.baseUrl))} is not a URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https (got ${url.protocol})`);
   const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures;
   if (level === "behavior") requireServiceFixtures(fixtures, options.service);
   const apiKey = options.apiKey || fixtures?.api_keys?.[options.service];
   if (!apiKey) throw new UsageError(`an API key is needed: pass --api-key or set api_keys.${options.service} in the fixtures`);
-  return { level, fixtures, apiKey, baseUrl: url.href.replace(/\/+$/, "") };
+  const limits: RunLimits = {
+    timeoutMs: parseLimit("timeoutMs", options.timeoutMs) ?? DEFAULT_LIMITS.timeoutMs,
+    maxTimeMs: parseLimit("maxTimeMs", options.maxTimeMs) ?? DEFAULT_MAX_TIME_MS,
+    maxAnswerBytes: parseLimit("maxAnswerBytes", options.maxAnswerBytes) ?? DEFAULT_LIMITS.maxAnswerBytes,
+  };
+  const trim = (href: string) => href.replace(/\/+$/, "");
+  return {
+    level,
+    fixtures,
+    apiKey,
+    baseUrl: trim(withoutCredentials(url).href),
+    shownBaseUrl: trim(maskUrl(url.href)),
+    limits,
+    redact: redactor([apiKey, url.password, url.username && !url.password ? url.username : undefined]),
+  };
 }
 
 /**
  * Runs every check of a level against a target and returns the report. Throws `UsageError` for
- * bad options and `UnreachableError` when the target never answers.
+ * bad options and `UnreachableError` when the target cannot be reached, stops answering within
+ * the timeout, or the run passes its deadline.
  */
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
-  const { level, fixtures, apiKey, baseUrl } = resolveOptions(options);
+  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, redact } = resolveOptions(options);
   const contract = new Contract(loadBundledSpec(options.service));
-  const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, fetch: options.fetch });
+  const deadline = AbortSignal.timeout(limits.maxTimeMs);
+  const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch });
   const ctx: CheckContext = { caller, contract, level, fixtures };
-  const report: Report = { service: options.service, baseUrl, level, passed: 0, failed: 0, operations: {} };
+  const report: Report = { service: options.service, baseUrl: shownBaseUrl, level, limits, passed: 0, failed: 0, operations: {} };
+  const checks = listChecks(options.service, level, contract);
 
-  for (const check of listChecks(options.service, level, contract)) {
+  for (const [index, check] of checks.entries()) {
+    if (deadline.aborted) throw new UnreachableError(`the run did not finish within ${limits.maxTimeMs} ms (--max-time); ${index} of ${checks.length} checks ran`);
     let passed: boolean;
     let reason: string;
     try {
@@ -109,11 +169,12 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
       passed = outcome.ok;
       reason = outcome.reason;
     } catch (error) {
-      if (error instanceof UnreachableError && !caller.reached) throw error;
+      // A target that stops answering would cost a timeout per remaining check: the run ends here.
+      if (error instanceof UnreachableError) throw new UnreachableError(redact(error.message));
       passed = false;
-      reason = error instanceof CheckFailure || error instanceof UnreachableError ? error.message : `the check could not run: ${(error as Error).message}`;
+      reason = error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}`;
     }
-    const result: CheckResult = { operation: check.operation, check: check.name, what: check.what, level: check.level, passed, reason };
+    const result: CheckResult = { operation: check.operation, check: check.name, what: check.what, level: check.level, passed, reason: redact(reason) };
     const group = (report.operations[check.operation] ??= { passed: 0, failed: 0, checks: [] });
     group.checks.push(result);
     group[passed ? "passed" : "failed"]++;
