@@ -1,47 +1,44 @@
 import { readFileSync } from "node:fs";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import type { Service } from "./judge.js";
+import type { Fixtures } from "./generated/fixtures.js";
 
-export interface EntitlementsFixtures {
-  customer_id: string;
-  /** A consumable metered feature with a finite balance of at least 100 and no overage. */
-  metered_feature_id: string;
-  /** A boolean feature in the customer's plan. */
-  boolean_feature_id: string;
-  unlimited_feature_id: string;
-  /** A boolean feature that is not in the customer's plan. */
-  denied_feature_id: string;
-  /** A customer id the target does not know. */
-  unknown_customer_id: string;
-}
-
-export interface WebdataFixtures {
-  monitor_id: string;
-  crawl_url: string;
-}
-
-/** Ids in the target that behaviour checks act on, and the keys to use when none is given. */
-export interface Fixtures {
-  entitlements?: EntitlementsFixtures;
-  webdata?: WebdataFixtures;
-  api_keys?: Partial<Record<Service, string>>;
-}
+export type { Fixtures, EntitlementsFixtures, WebdataFixtures, ApiKeys } from "./generated/fixtures.js";
 
 /** Bad options or fixtures: the run cannot start (exit code 2). */
 export class UsageError extends Error {
   override name = "UsageError";
 }
 
-const REQUIRED: Record<Service, string[]> = {
-  entitlements: [
-    "customer_id",
-    "metered_feature_id",
-    "boolean_feature_id",
-    "unlimited_feature_id",
-    "denied_feature_id",
-    "unknown_customer_id",
-  ],
-  webdata: ["monitor_id", "crawl_url"],
-};
+/** The format of a fixtures file, shipped as `@api-contracts/contract-tests/fixtures.schema.json`. */
+export const fixturesSchema = JSON.parse(readFileSync(new URL("../schema/fixtures.schema.json", import.meta.url), "utf8")) as Record<string, unknown>;
+
+/** Enough to mend a file by hand; a file with more problems is not worth listing in full. */
+const MAX_PROBLEMS = 20;
+
+let validator: ReturnType<Ajv2020["compile"]> | undefined;
+
+function describe(error: ErrorObject): string {
+  const path = error.instancePath.split("/").slice(1).map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const member = path.join(".");
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  if (error.keyword === "required") return `${path.length ? `"${member}" section` : "the file"} lacks "${params.missingProperty}"`;
+  if (error.keyword === "additionalProperties") return `"${member}" section has "${params.additionalProperty}", which is not part of the format`;
+  return `${member ? `member "${member}"` : "the file"} ${error.message ?? "is invalid"}`;
+}
+
+/**
+ * Checks a fixtures object against the format and hands it back typed. Throws a UsageError
+ * naming each missing or wrong member (at most twenty).
+ */
+export function checkFixtures(value: unknown, source = "fixtures"): Fixtures {
+  validator ??= new Ajv2020({ allErrors: true, strict: true }).compile(fixturesSchema);
+  if (validator(value)) return value as Fixtures;
+  const problems = (validator.errors ?? []).map(describe);
+  const shown = problems.slice(0, MAX_PROBLEMS).join("; ");
+  const more = problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : "";
+  throw new UsageError(`${source}: ${shown}${more}`);
+}
 
 export function readFixturesFile(file: string): Fixtures {
   let text: string;
@@ -50,19 +47,17 @@ export function readFixturesFile(file: string): Fixtures {
   } catch (error) {
     throw new UsageError(`cannot read fixtures file ${file}: ${(error as Error).message}`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as Fixtures;
+    value = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`fixtures file ${file} is not valid JSON: ${(error as Error).message}`);
   }
+  return checkFixtures(value, `fixtures file ${file}`);
 }
 
-/** Throws a UsageError naming each member the behaviour level needs but the fixtures lack. */
+/** Throws a UsageError when the behaviour level lacks the section of the service under test. */
 export function requireServiceFixtures(fixtures: Fixtures | undefined, service: Service): void {
   if (!fixtures) throw new UsageError(`--level behavior needs --fixtures with an "${service}" section`);
-  const section = fixtures[service] as Record<string, unknown> | undefined;
-  const missing = REQUIRED[service].filter((key) => typeof section?.[key] !== "string" || section[key] === "");
-  if (missing.length) {
-    throw new UsageError(`fixtures "${service}" section lacks ${missing.map((key) => `"${key}"`).join(", ")}`);
-  }
+  if (!fixtures[service]) throw new UsageError(`--level behavior needs an "${service}" section in the fixtures`);
 }

@@ -4,7 +4,7 @@ import { Contract, loadBundledSpec, type Service } from "./judge.js";
 import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
 import { CheckFailure, type Check, type CheckContext, type Level } from "./checks/types.js";
-import { readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
+import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
 
 export const SERVICES: readonly Service[] = ["entitlements", "webdata"];
 export const LEVELS: readonly Level[] = ["schema", "behavior"];
@@ -125,7 +125,7 @@ function resolveOptions(options: ContractTestOptions): Resolved {
     throw new UsageError(`base URL ${JSON.stringify(maskUrl(options.baseUrl))} is not a URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https (got ${url.protocol})`);
-  const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures;
+  const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures && checkFixtures(options.fixtures);
   if (level === "behavior") requireServiceFixtures(fixtures, options.service);
   const apiKey = options.apiKey || fixtures?.api_keys?.[options.service];
   if (!apiKey) throw new UsageError(`an API key is needed: pass --api-key or set api_keys.${options.service} in the fixtures`);

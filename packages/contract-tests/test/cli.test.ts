@@ -30,9 +30,9 @@ describe("command line: exit status 2 for bad arguments and unreachable servers"
     ["an unknown service", ["--service", "billing", "--base-url", "http://127.0.0.1:1"], /--service must be one of entitlements, webdata/],
     ["an unknown level", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--level", "deep"], /--level must be one of schema, behavior/],
     ["an unknown flag", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--verbose"], /Unknown option '--verbose'/],
-    ["a base URL that is not a URL", ["--service", "webdata", "--base-url", "localhost", "--api-key", "k"], /is not a URL/],
+    ["a base URL that is not a URL", ["--service", "webdata", "--base-url", "localhost", "--api-key", "fc-cli-test-key-0123"], /is not a URL/],
     ["no API key anywhere", ["--service", "webdata", "--base-url", "http://127.0.0.1:1"], /an API key is needed/],
-    ["behavior level without fixtures", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--api-key", "k", "--level", "behavior"], /--level behavior needs --fixtures/],
+    ["behavior level without fixtures", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--api-key", "fc-cli-test-key-0123", "--level", "behavior"], /--level behavior needs --fixtures/],
     ["a fixtures file that does not exist", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--fixtures", "/nonexistent/fixtures.json"], /cannot read fixtures file/],
   ])("exit 2 for %s, with a message naming the problem", async (_label, args, message) => {
     const run = await runCli(args as string[]);
@@ -43,21 +43,21 @@ describe("command line: exit status 2 for bad arguments and unreachable servers"
 
   it("exit 2 when the fixtures lack a member the behavior level needs, naming it", async () => {
     const file = path.join(dir, "partial.json");
-    writeFileSync(file, JSON.stringify({ webdata: { crawl_url: "https://example.com" }, api_keys: { webdata: "k" } }));
+    writeFileSync(file, JSON.stringify({ webdata: { crawl_url: "https://example.com" }, api_keys: { webdata: "fc-cli-test-key-0123" } }));
     const run = await runCli(["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--fixtures", file, "--level", "behavior"]);
     expect(run.code).toBe(2);
     expect(run.err.join("\n")).toMatch(/lacks "monitor_id"/);
   });
 
   it("exit 2 when the server cannot be reached, before any check is reported", async () => {
-    const run = await runCli(["--service", "entitlements", "--base-url", unreachable(), "--api-key", "k"]);
+    const run = await runCli(["--service", "entitlements", "--base-url", unreachable(), "--api-key", "fc-cli-test-key-0123"]);
     expect(run.code).toBe(2);
     expect(run.err.join("\n")).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+.*ECONNREFUSED/);
     expect(run.out).toEqual([]);
   });
 
   it("a flag wins over its environment variable", async () => {
-    const run = await runCli(["--service", "webdata"], { CONTRACT_SERVICE: "billing", CONTRACT_BASE_URL: unreachable(), CONTRACT_API_KEY: "k" });
+    const run = await runCli(["--service", "webdata"], { CONTRACT_SERVICE: "billing", CONTRACT_BASE_URL: unreachable(), CONTRACT_API_KEY: "fc-cli-test-key-0123" });
     expect(run.code).toBe(2);
     expect(run.err.join("\n")).toMatch(/cannot reach/);
   });
@@ -65,7 +65,7 @@ describe("command line: exit status 2 for bad arguments and unreachable servers"
 
 describe("the contract-test executable", () => {
   it("runs as `npx contract-test` from the repository root and exits 2 for an unreachable server", () => {
-    const result = spawnSync("npx", ["--no-install", "contract-test", "--service", "webdata", "--base-url", unreachable(), "--api-key", "k"], {
+    const result = spawnSync("npx", ["--no-install", "contract-test", "--service", "webdata", "--base-url", unreachable(), "--api-key", "fc-cli-test-key-0123"], {
       cwd: repoRoot,
       encoding: "utf8",
     });
