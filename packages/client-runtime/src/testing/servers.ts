@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { bundlePath } from "../generate.js";
 
 export interface RecordedRequest {
   method: string;
@@ -52,9 +52,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 type Json = Record<string, any>;
 
-export function loadBundle(api: "entitlements" | "webdata"): Json {
-  const file = fileURLToPath(new URL(`../../../../spec/dist/${api}.openapi.json`, import.meta.url));
-  return JSON.parse(readFileSync(file, "utf8")) as Json;
+/** The bundle of `api`, as the package at `packageDir` (by default the one under test) resolves it. */
+export function loadBundle(api: string, packageDir = process.cwd()): Json {
+  return JSON.parse(readFileSync(bundlePath(api, packageDir), "utf8")) as Json;
 }
 
 function resolveRef(doc: Json, node: Json): Json {
