@@ -1,7 +1,7 @@
 // Each rule is exercised against a local server that misbehaves on purpose.
 import { afterEach, describe, expect, it } from "vitest";
 import { retryAfterMs, TimeoutError, type RetryEvent } from "../src/index.js";
-import { sendJson, startServer, type Handler, type LocalServer } from "../src/testing/index.js";
+import { sendJson, startFlakyServer, startServer, type Failure, type LocalServer } from "../src/testing/index.js";
 import { createThingsClient, thing } from "./support/things.js";
 
 const internalError = { message: "Internal server error" };
@@ -15,15 +15,8 @@ afterEach(async () => {
 });
 
 /** Answers with `failures` (in order) before it answers 200. */
-async function flaky(...failures: Array<number | "drop" | "hang">): Promise<LocalServer> {
-  const handler: Handler = (_request, res, attempt) => {
-    const failure = failures[attempt - 1];
-    if (failure === "drop") return res.socket?.destroy();
-    if (failure === "hang") return;
-    if (failure === undefined) return sendJson(res, 200, thing);
-    sendJson(res, failure, failure === 429 ? { message: "Too many requests" } : internalError);
-  };
-  server = await startServer(handler);
+async function flaky(...failures: Failure[]): Promise<LocalServer> {
+  server = await startFlakyServer(thing, failures, (status) => (status === 429 ? { message: "Too many requests" } : internalError));
   return server;
 }
 

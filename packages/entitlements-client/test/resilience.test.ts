@@ -2,7 +2,7 @@
 // exercised against a local server that misbehaves on purpose.
 import { afterEach, describe, expect, it } from "vitest";
 import { createEntitlementsClient } from "../src/index.js";
-import { sendJson, startServer, type Handler, type LocalServer } from "@api-contracts/client-runtime/testing";
+import { startFlakyServer, type Failure, type LocalServer } from "@api-contracts/client-runtime/testing";
 
 const decision = { allowed: true, customer_id: "cus_1", balance: null, flag: null };
 const internalError = { message: "Internal server error", code: "internal_error", env: "live" };
@@ -16,15 +16,10 @@ afterEach(async () => {
 });
 
 /** Answers with `failures` (in order) before it answers 200. */
-async function flaky(...failures: Array<number | "drop" | "hang">): Promise<LocalServer> {
-  const handler: Handler = (_request, res, attempt) => {
-    const failure = failures[attempt - 1];
-    if (failure === "drop") return res.socket?.destroy();
-    if (failure === "hang") return;
-    if (failure === undefined) return sendJson(res, 200, decision);
-    sendJson(res, failure, failure === 429 ? { message: "Too many requests", code: "rate_limit_exceeded", env: "live" } : internalError);
-  };
-  server = await startServer(handler);
+async function flaky(...failures: Failure[]): Promise<LocalServer> {
+  server = await startFlakyServer(decision, failures, (status) =>
+    status === 429 ? { message: "Too many requests", code: "rate_limit_exceeded", env: "live" } : internalError,
+  );
   return server;
 }
 

@@ -45,6 +45,23 @@ export async function startServer(handler: Handler): Promise<LocalServer> {
   };
 }
 
+/** What a flaky server does with one request: answer with this status, drop the connection, or never answer. */
+export type Failure = number | "drop" | "hang";
+
+/**
+ * Starts a server that meets its first requests with `failures`, in order (a status is answered
+ * with `errorBody(status)`), and every later one with 200 and `success`.
+ */
+export function startFlakyServer(success: unknown, failures: Failure[], errorBody: (status: number) => unknown): Promise<LocalServer> {
+  return startServer((_request, res, attempt) => {
+    const failure = failures[attempt - 1];
+    if (failure === "drop") return res.socket?.destroy();
+    if (failure === "hang") return;
+    if (failure === undefined) return sendJson(res, 200, success);
+    sendJson(res, failure, errorBody(failure));
+  });
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
