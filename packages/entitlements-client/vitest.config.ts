@@ -1,3 +1,3 @@
-import { clientTestConfig } from "./test/support/vitest-config.js";
+import { clientTestConfig } from "@api-contracts/client-runtime/testing";
 
 export default clientTestConfig("entitlements");

@@ -1,9 +1,9 @@
 import type { Client, Middleware } from "openapi-fetch";
 import type { components, paths } from "./generated/entitlements.js";
-import { createApiClient, idempotentOrKeyed, isNetworkError, TimeoutError, type CommonClientOptions, type RetrySafety } from "./middleware.js";
+import { createApiClient, idempotentOrKeyed, isNetworkError, TimeoutError, type CommonClientOptions, type RetrySafety } from "@api-contracts/client-runtime";
 
 export type * from "./generated/entitlements.js";
-export { TimeoutError, type RetryEvent, type RetryOptions } from "./middleware.js";
+export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/client-runtime";
 
 /** The live entitlements service. */
 export const ENTITLEMENTS_BASE_URL = "https://api.useautumn.com";

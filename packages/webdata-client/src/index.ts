@@ -1,9 +1,9 @@
 import type { Client } from "openapi-fetch";
-import { createApiClient, type CommonClientOptions } from "@api-contracts/entitlements-client/middleware";
+import { createApiClient, type CommonClientOptions } from "@api-contracts/client-runtime";
 import type { paths } from "./generated/webdata.js";
 
 export type * from "./generated/webdata.js";
-export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/entitlements-client/middleware";
+export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/client-runtime";
 
 /** The live web data service. */
 export const WEBDATA_BASE_URL = "https://api.firecrawl.dev";

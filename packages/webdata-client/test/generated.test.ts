@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { generatedDrift } from "../../entitlements-client/test/support/checks.js";
+import { generatedDrift } from "@api-contracts/client-runtime/testing";
 
-it("src/generated/webdata.ts is what openapi-typescript makes of the current bundle", async () => {
+it("src/generated/webdata.ts is what openapi-typescript makes of the bundle, in the working tree and as committed", async () => {
   const result = await generatedDrift("webdata");
   expect(result.reason ?? "up to date").toBe("up to date");
   expect(result.stale).toBe(false);

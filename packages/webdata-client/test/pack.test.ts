@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { installPacked, packedFiles, type Consumer } from "../../entitlements-client/test/support/consumer.js";
-import { loadBundle, specExample } from "../../entitlements-client/test/support/servers.js";
+import { readFileSync } from "node:fs";
+import { filesReachedFromExports, installedPackages, installPacked, loadBundle, packedFiles, specExample, type Consumer } from "@api-contracts/client-runtime/testing";
 
 const program = `
 import { createWebdataClient, type CrawlStarted, type TokenUsage } from "@api-contracts/webdata-client";
@@ -21,15 +21,22 @@ console.log(JSON.stringify({ id: typeof started?.id, tokens: typeof tokens?.rema
 
 let consumer: Consumer;
 beforeAll(() => {
-  // The web data client depends on the entitlements client's middleware, so both tarballs go in.
-  consumer = installPacked(["entitlements-client", "webdata-client"]);
+  consumer = installPacked();
 }, 180_000);
 afterAll(() => consumer?.remove());
 
-it("the tarball holds the build and its types, not sources or tests", () => {
-  const files = packedFiles("webdata-client");
-  expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/generated/webdata.d.ts", "package.json", "README.md"]));
-  expect(files.filter((f) => !f.startsWith("dist/") && !["package.json", "README.md"].includes(f))).toEqual([]);
+it("the tarball holds exactly the files its exports reach, none from another package's folder", () => {
+  expect(packedFiles()).toEqual(filesReachedFromExports());
+});
+
+it("installs from its tarball and the runtime's, without the network", () => {
+  expect(installedPackages(consumer)).toEqual(["client-runtime", "webdata-client"]);
+  expect(consumer.tarballs.slice(0, 2)).toEqual(["api-contracts-webdata-client-0.1.0.tgz", "api-contracts-client-runtime-0.1.0.tgz"]);
+});
+
+it("the README's install line names the tarballs a project needs", () => {
+  const install = /^npm install (\.\/.+)$/m.exec(readFileSync("README.md", "utf8"))?.[1]?.split(" ").map((file) => file.replace(/^\.\//, ""));
+  expect(install?.sort()).toEqual(consumer.tarballs.filter((file) => file.startsWith("api-contracts-")).sort());
 });
 
 it("a fresh project that installs the tarball type-checks a program against it and runs it against the mock server", async () => {

@@ -1,10 +1,9 @@
 import { expect, inject, it } from "vitest";
 import { WEBDATA_BASE_URL } from "../src/index.js";
-import { runReadmeExample } from "../../entitlements-client/test/support/checks.js";
-import { loadBundle, specExample } from "../../entitlements-client/test/support/servers.js";
+import { loadBundle, runReadmeExample, specExample } from "@api-contracts/client-runtime/testing";
 
 it("the README example compiles and prints the id of the started crawl (here: the mock server's example)", async () => {
-  const { diagnostics, stdout } = await runReadmeExample("webdata-client", WEBDATA_BASE_URL, inject("mockUrl"), { FIRECRAWL_API_KEY: "fc-test" });
+  const { diagnostics, stdout } = await runReadmeExample(WEBDATA_BASE_URL, inject("mockUrl"), { FIRECRAWL_API_KEY: "fc-test" });
   expect(diagnostics).toEqual([]);
   // The mock refuses a call without a well-formed bearer token, so a printed id also shows the key was sent.
   const example = specExample(loadBundle("webdata"), "POST", "/v2/crawl").body as { id: string };

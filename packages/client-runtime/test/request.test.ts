@@ -2,12 +2,11 @@
 // Request (src/request.ts). These rules keep it a Request for the uses middleware has for one.
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createEntitlementsClient } from "../src/index.js";
-import { ClientRequest } from "../src/request.js";
-import { sendJson, startServer, type LocalServer } from "./support/servers.js";
+import { ClientRequest } from "../src/index.js";
+import { sendJson, startServer, type LocalServer } from "../src/testing/index.js";
+import { createThingsClient, thing as check } from "./support/things.js";
 
-const check = { customer_id: "cus_1", feature_id: "messages" };
-const decision = { allowed: true, customer_id: "cus_1", balance: null, flag: null };
+const decision = check;
 
 let recorder: LocalServer;
 beforeAll(async () => {
@@ -16,9 +15,9 @@ beforeAll(async () => {
 afterAll(() => recorder.close());
 
 function client(onRequest: (request: Request) => Promise<Request | undefined> | Request | undefined) {
-  const autumn = createEntitlementsClient({ apiKey: "am_sk_secret", baseUrl: recorder.url });
-  autumn.use({ onRequest: ({ request }) => onRequest(request) });
-  return autumn;
+  const things = createThingsClient({ apiKey: "am_sk_secret", baseUrl: recorder.url });
+  things.use({ onRequest: ({ request }) => onRequest(request) });
+  return things;
 }
 
 describe("the request a middleware receives", () => {
@@ -35,9 +34,9 @@ describe("the request a middleware receives", () => {
         bodyUsed: request.bodyUsed,
       };
       return undefined;
-    }).POST("/v1/balances.check", { body: check });
+    }).POST("/v1/things", { body: check });
     expect(seen).toEqual({
-      url: `${recorder.url}/v1/balances.check`,
+      url: `${recorder.url}/v1/things`,
       method: "POST",
       auth: "Bearer am_sk_secret",
       type: "application/json",
@@ -53,7 +52,7 @@ describe("the request a middleware receives", () => {
       request.headers.set("content-type", "application/json; charset=utf-8");
       request.headers.delete("authorization");
       return request;
-    }).POST("/v1/balances.check", { body: check });
+    }).POST("/v1/things", { body: check });
     const sent = recorder.requests.at(-1);
     expect(sent?.headers["x-trace"]).toBe("t1");
     expect(sent?.headers["content-type"]).toBe("application/json; charset=utf-8");
@@ -62,16 +61,16 @@ describe("the request a middleware receives", () => {
   });
 
   it("may be replaced by a global Request built from it, body included", async () => {
-    await client((request) => new Request(request.url.replace("balances.check", "check"), request)).POST("/v1/balances.check", { body: check });
+    await client((request) => new Request(request.url.replace("things", "others"), request)).POST("/v1/things", { body: check });
     const sent = recorder.requests.at(-1);
-    expect([sent?.method, sent?.path, sent?.body, sent?.headers.authorization]).toEqual(["POST", "/v1/check", JSON.stringify(check), "Bearer am_sk_secret"]);
+    expect([sent?.method, sent?.path, sent?.body, sent?.headers.authorization]).toEqual(["POST", "/v1/others", JSON.stringify(check), "Bearer am_sk_secret"]);
   });
 
   it("still sends its body after a middleware read the body stream", async () => {
     await client(async (request) => {
       await new Response(request.body).text();
       return undefined;
-    }).POST("/v1/balances.check", { body: check });
+    }).POST("/v1/things", { body: check });
     expect(recorder.requests.at(-1)?.body).toBe(JSON.stringify(check));
   });
 
@@ -80,8 +79,8 @@ describe("the request a middleware receives", () => {
     await client((request) => {
       logged = inspect(request);
       return undefined;
-    }).POST("/v1/balances.check", { body: check });
-    expect(logged).toContain("/v1/balances.check");
+    }).POST("/v1/things", { body: check });
+    expect(logged).toContain("/v1/things");
     expect(logged).toContain("[redacted]");
     expect(logged).not.toContain("am_sk_secret");
   });
@@ -89,7 +88,7 @@ describe("the request a middleware receives", () => {
 
 describe("the transport", () => {
   it("sends the JSON body with a Content-Length rather than in chunks", async () => {
-    await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: recorder.url }).POST("/v1/balances.check", { body: check });
+    await createThingsClient({ apiKey: "am_sk_test", baseUrl: recorder.url }).POST("/v1/things", { body: check });
     const sent = recorder.requests.at(-1);
     expect(sent?.headers["content-length"]).toBe(String(JSON.stringify(check).length));
     expect(sent?.headers["transfer-encoding"]).toBeUndefined();
@@ -97,8 +96,8 @@ describe("the transport", () => {
 
   it("aborts a call with the signal given to it", async () => {
     const before = recorder.requests.length;
-    const autumn = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: recorder.url });
-    const failure = await autumn.POST("/v1/balances.check", { body: check, signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const things = createThingsClient({ apiKey: "am_sk_test", baseUrl: recorder.url });
+    const failure = await things.POST("/v1/things", { body: check, signal: AbortSignal.abort() }).catch((e: unknown) => e);
     expect((failure as Error).name).toBe("AbortError");
     expect(recorder.requests.length).toBe(before);
   });
@@ -106,7 +105,7 @@ describe("the transport", () => {
   it("passes a call's other RequestInit members, such as keepalive, on to fetch", async () => {
     const spy = vi.spyOn(globalThis, "fetch");
     try {
-      await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: recorder.url }).POST("/v1/balances.check", { body: check, keepalive: true, cache: "no-store" });
+      await createThingsClient({ apiKey: "am_sk_test", baseUrl: recorder.url }).POST("/v1/things", { body: check, keepalive: true, cache: "no-store" });
       const init = spy.mock.calls.at(-1)?.[1];
       expect([init?.keepalive, init?.cache, init?.method, init?.body]).toEqual([true, "no-store", "POST", JSON.stringify(check)]);
     } finally {
@@ -116,7 +115,7 @@ describe("the transport", () => {
 
   it("hands a custom fetch a global Request with the body", async () => {
     const seen: unknown[] = [];
-    const autumn = createEntitlementsClient({
+    const things = createThingsClient({
       apiKey: "am_sk_test",
       baseUrl: recorder.url,
       fetch: async (request) => {
@@ -124,13 +123,13 @@ describe("the transport", () => {
         return Response.json(decision);
       },
     });
-    await autumn.POST("/v1/balances.check", { body: check });
+    await things.POST("/v1/things", { body: check });
     expect(seen).toEqual([true, "POST", "Bearer am_sk_test", JSON.stringify(check)]);
   });
 });
 
 describe("ClientRequest", () => {
-  const url = "http://127.0.0.1:1/v1/balances.check";
+  const url = "http://127.0.0.1:1/v1/things";
 
   it("normalizes the method and refuses a body on GET, as Request does", () => {
     expect(new ClientRequest(url, { method: "post", body: "{}" }).method).toBe("POST");

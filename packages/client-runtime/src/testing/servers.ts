@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { bundlePath } from "../generate.js";
 
 export interface RecordedRequest {
   method: string;
@@ -45,6 +45,23 @@ export async function startServer(handler: Handler): Promise<LocalServer> {
   };
 }
 
+/** What a flaky server does with one request: answer with this status, drop the connection, or never answer. */
+export type Failure = number | "drop" | "hang";
+
+/**
+ * Starts a server that meets its first requests with `failures`, in order (a status is answered
+ * with `errorBody(status)`), and every later one with 200 and `success`.
+ */
+export function startFlakyServer(success: unknown, failures: Failure[], errorBody: (status: number) => unknown): Promise<LocalServer> {
+  return startServer((_request, res, attempt) => {
+    const failure = failures[attempt - 1];
+    if (failure === "drop") return res.socket?.destroy();
+    if (failure === "hang") return;
+    if (failure === undefined) return sendJson(res, 200, success);
+    sendJson(res, failure, errorBody(failure));
+  });
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
@@ -52,9 +69,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 type Json = Record<string, any>;
 
-export function loadBundle(api: "entitlements" | "webdata"): Json {
-  const file = fileURLToPath(new URL(`../../../../spec/dist/${api}.openapi.json`, import.meta.url));
-  return JSON.parse(readFileSync(file, "utf8")) as Json;
+/** The bundle of `api`, as the package at `packageDir` (by default the one under test) resolves it. */
+export function loadBundle(api: string, packageDir = process.cwd()): Json {
+  return JSON.parse(readFileSync(bundlePath(api, packageDir), "utf8")) as Json;
 }
 
 function resolveRef(doc: Json, node: Json): Json {

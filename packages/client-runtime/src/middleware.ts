@@ -1,0 +1,284 @@
+// Middleware shared by every client of this project: bearer auth, a per-attempt timeout and
+// retries with exponential backoff, and the factory that builds a client on the transport of
+// ./request.ts. Nothing here knows an API: a client passes its name, key hint, base URL and which
+// of its calls are safe to repeat.
+import createClient, { type Client, type ClientOptions, type Middleware } from "openapi-fetch";
+import { ClientRequest } from "./request.js";
+
+export type { Middleware } from "openapi-fetch";
+export { ClientRequest } from "./request.js";
+
+/** Statuses worth another attempt: rate limited, bad gateway, unavailable. */
+const RETRY_STATUSES = new Set([429, 502, 503]);
+/** Methods that may be repeated without changing the outcome (RFC 9110, section 9.2.2). */
+const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+
+export interface RetryOptions {
+  /** Attempts after the first one. Default 2. */
+  retries?: number;
+  /** Delay before the first retry, in milliseconds; doubles on each further retry. Default 250. */
+  baseDelayMs?: number;
+  /** Longest wait between attempts, in milliseconds. A `Retry-After` longer than this ends the retries. Default 8000. */
+  maxDelayMs?: number;
+  /** Called before each retry, e.g. to log it. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface RetryEvent {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** How long the client waits before this retry, in milliseconds. */
+  delayMs: number;
+  /** The status that caused the retry, or `"network-error"`. */
+  reason: number | "network-error";
+  method: string;
+  url: string;
+}
+
+/** Decides whether a call may be sent twice. Receives an untouched copy of the request. */
+export type RetrySafety = (request: Request, schemaPath: string) => boolean | Promise<boolean>;
+
+/** The call's HTTP method is idempotent, or it carries an `x-idempotency-key` header. */
+export const idempotentOrKeyed: RetrySafety = (request) =>
+  IDEMPOTENT_METHODS.has(request.method) || request.headers.has("x-idempotency-key");
+
+/** Raised when an attempt takes longer than `timeoutMs`. */
+export class TimeoutError extends Error {
+  override readonly name = "TimeoutError";
+  constructor(
+    readonly timeoutMs: number,
+    url: string,
+  ) {
+    super(`Request to ${url} timed out after ${timeoutMs} ms`);
+  }
+}
+
+/** Throws a TypeError naming the client when the API key is missing or blank. */
+export function requireApiKey(apiKey: unknown, clientName: string, hint: string): string {
+  if (typeof apiKey !== "string" || apiKey.trim() === "") {
+    throw new TypeError(`${clientName}: apiKey is required (${hint})`);
+  }
+  return apiKey;
+}
+
+/** Sends the API key as `Authorization: Bearer <key>` on every call. */
+export function bearerAuth(apiKey: string): Middleware {
+  const value = `Bearer ${apiKey}`;
+  return {
+    onRequest({ request }) {
+      request.headers.set("Authorization", value);
+      return request;
+    },
+  };
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number of milliseconds, got ${value}`);
+  return value;
+}
+
+/** A copy of `request`, of the same class, that aborts after `timeoutMs` or with the caller's signal. */
+function withDeadline(request: Request, timeoutMs: number): Request {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const own = ClientRequest.ownSignal(request);
+  const signal = own ? AbortSignal.any([own, deadline]) : deadline;
+  return ClientRequest.is(request) ? (new ClientRequest(request, { signal }) as unknown as Request) : new Request(request, { signal });
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
+}
+
+/** The failures a retry can help with: undici reports refused or reset connections as a TypeError. */
+export function isNetworkError(error: unknown): boolean {
+  return error instanceof TypeError;
+}
+
+function asTimeoutError(error: unknown, timeoutMs: number, url: string): unknown {
+  return isTimeout(error) && !(error instanceof TimeoutError) ? new TimeoutError(timeoutMs, url) : error;
+}
+
+/** Aborts each attempt that takes longer than `timeoutMs` with a {@link TimeoutError}. */
+export function timeout(timeoutMs: number): Middleware {
+  positive(timeoutMs, "timeoutMs");
+  return {
+    onRequest({ request }) {
+      return withDeadline(request, timeoutMs);
+    },
+    onError({ error, request }) {
+      const converted = asTimeoutError(error, timeoutMs, request.url);
+      return converted instanceof Error ? converted : undefined;
+    },
+  };
+}
+
+/** Milliseconds asked for by a `Retry-After` header (seconds or an HTTP date), if any. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * Reads a retryable answer into memory. These are small error bodies; holding them frees the
+ * connection and keeps them readable after the deadline of their own attempt has passed.
+ */
+async function settle(response: Response): Promise<Response> {
+  const body = await response.arrayBuffer();
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export interface RetryMiddlewareOptions extends RetryOptions {
+  /** Which calls may be repeated. Default: {@link idempotentOrKeyed}. */
+  isRetrySafe?: RetrySafety;
+  /** Applies this deadline to every retried attempt too (set it when {@link timeout} is in use). */
+  timeoutMs?: number;
+}
+
+/**
+ * Retries a call on 429, 502, 503 and network errors with exponential backoff, waiting at least
+ * as long as `Retry-After` asks. Calls that `isRetrySafe` rejects are sent once.
+ */
+export function retry(options: RetryMiddlewareOptions = {}): Middleware {
+  const { retries = 2, baseDelayMs = 250, maxDelayMs = 8000, onRetry, isRetrySafe = idempotentOrKeyed, timeoutMs } = options;
+  if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`retries must be a whole number >= 0, got ${retries}`);
+  positive(baseDelayMs, "baseDelayMs");
+  positive(maxDelayMs, "maxDelayMs");
+  // Untouched copies of retry-safe requests, by call id: the body of the sent request is consumed.
+  const pristine = new Map<string, Request>();
+
+  function delayBefore(attempt: number, outcome: Response | unknown): number | undefined {
+    const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    if (!(outcome instanceof Response)) return backoff;
+    const asked = retryAfterMs(outcome.headers.get("retry-after"));
+    if (asked === undefined) return backoff;
+    return asked > maxDelayMs ? undefined : Math.max(backoff, asked);
+  }
+
+  /** Runs the remaining attempts; resolves to the last response, or the last error if none came. */
+  async function attempts(copy: Request, first: Response | unknown, fetchFn: typeof fetch): Promise<Response | unknown> {
+    let outcome = first instanceof Response ? await settle(first) : first;
+    let lastResponse = outcome instanceof Response ? outcome : undefined;
+    for (let attempt = 1; attempt <= retries; attempt++) {
+      const delayMs = delayBefore(attempt, outcome);
+      if (delayMs === undefined) break;
+      onRetry?.({
+        attempt,
+        delayMs,
+        reason: outcome instanceof Response ? outcome.status : "network-error",
+        method: copy.method,
+        url: copy.url,
+      });
+      await sleep(delayMs, copy.signal);
+      const next = timeoutMs === undefined ? copy.clone() : withDeadline(copy.clone(), timeoutMs);
+      try {
+        const response = await fetchFn(next);
+        if (!RETRY_STATUSES.has(response.status)) return response;
+        outcome = lastResponse = await settle(response);
+      } catch (error) {
+        outcome = timeoutMs === undefined ? error : asTimeoutError(error, timeoutMs, copy.url);
+        if (!isNetworkError(error)) break;
+      }
+    }
+    return lastResponse ?? outcome;
+  }
+
+  return {
+    async onRequest({ request, schemaPath, id }) {
+      if (retries > 0 && (await isRetrySafe(request.clone(), schemaPath))) pristine.set(id, request.clone());
+      return undefined;
+    },
+    async onResponse({ response, id, options }) {
+      const copy = pristine.get(id);
+      pristine.delete(id);
+      if (!copy || !RETRY_STATUSES.has(response.status)) return undefined;
+      const result = await attempts(copy, response, options.fetch);
+      return result instanceof Response ? result : response;
+    },
+    async onError({ error, id, options }) {
+      const copy = pristine.get(id);
+      pristine.delete(id);
+      if (!copy || !isNetworkError(error)) return undefined;
+      const result = await attempts(copy, error, options.fetch);
+      return result instanceof Response || result instanceof Error ? result : undefined;
+    },
+  };
+}
+
+/** Options every client factory of this project accepts. */
+export interface CommonClientOptions {
+  /** Secret API key, sent as `Authorization: Bearer <apiKey>`. Required. */
+  apiKey: string | undefined;
+  /** Root of the API; the live service when omitted. */
+  baseUrl?: string | undefined;
+  /** A fetch implementation, e.g. one with a proxy agent; it receives a global Request. Default: the global fetch. */
+  fetch?: ((input: Request) => Promise<Response>) | undefined;
+  /** Headers sent with every call. */
+  headers?: Record<string, string> | undefined;
+  /** Abort each attempt after this many milliseconds. Off by default. */
+  timeoutMs?: number | undefined;
+  /** Retry 429, 502, 503 and network errors on calls that are safe to repeat. Off by default; `true` uses the defaults of {@link RetryOptions}. */
+  retry?: boolean | RetryOptions | undefined;
+}
+
+/** Hands a custom fetch the global Request it is written for. */
+function viaGlobalRequest(fetchFn: (input: Request) => Promise<Response>) {
+  return (request: Request) => fetchFn(ClientRequest.toRequest(request));
+}
+
+/** What a client factory tells {@link createApiClient} about its API. */
+export interface ClientFactorySettings {
+  /** Named in errors, e.g. `createEntitlementsClient`. */
+  clientName: string;
+  /** Appended to the missing-key error, e.g. `pass your API key, which starts with fc-`. */
+  keyHint: string;
+  defaultBaseUrl: string;
+  isRetrySafe?: RetrySafety;
+  /** Middleware that must see the final outcome of a call, after retries (registered first). */
+  outer?: Middleware[];
+}
+
+/** Builds an openapi-fetch client with auth and the opt-in timeout and retry middleware. */
+export function createApiClient<Paths extends {}>(options: CommonClientOptions, settings: ClientFactorySettings): Client<Paths> {
+  const apiKey = requireApiKey(options?.apiKey, settings.clientName, settings.keyHint);
+  const baseUrl = options.baseUrl ?? settings.defaultBaseUrl;
+  // Checked once here, so that no call has to parse its URL before fetch does.
+  if (!URL.canParse(baseUrl)) throw new TypeError(`${settings.clientName}: baseUrl must be an absolute URL, got "${baseUrl}"`);
+  const clientOptions: ClientOptions = {
+    baseUrl,
+    Request: ClientRequest as unknown as typeof Request,
+    fetch: options.fetch ? viaGlobalRequest(options.fetch) : ClientRequest.send,
+    // A default header rather than a middleware: a client without timeout, retry or fail-open then
+    // runs no middleware at all, which saves openapi-fetch a call id and an options object per call.
+    headers: { ...options.headers, Authorization: `Bearer ${apiKey}` },
+  };
+  const client = createClient<Paths>(clientOptions);
+  const { timeoutMs } = options;
+  // onRequest runs in this order and onResponse/onError in reverse: retry keeps a copy of the
+  // request before the deadline is attached, and sees a timeout already turned into TimeoutError.
+  const chain: Middleware[] = [...(settings.outer ?? [])];
+  if (options.retry) {
+    const retryOptions = options.retry === true ? {} : options.retry;
+    chain.push(retry({ ...retryOptions, timeoutMs, ...(settings.isRetrySafe ? { isRetrySafe: settings.isRetrySafe } : {}) }));
+  }
+  if (timeoutMs !== undefined) chain.push(timeout(timeoutMs));
+  client.use(...chain);
+  return client;
+}

@@ -1,0 +1,14 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { compile, firstTsBlock } from "../src/testing/index.js";
+
+it("the README example type-checks beside a generated paths file", () => {
+  const file = fileURLToPath(new URL("./support/readme-example.ts", import.meta.url));
+  writeFileSync(file, firstTsBlock(readFileSync("README.md", "utf8")));
+  try {
+    expect(compile([file])).toEqual([]);
+  } finally {
+    rmSync(file, { force: true });
+  }
+});

@@ -1,0 +1,149 @@
+// Each rule is exercised against a local server that misbehaves on purpose.
+import { afterEach, describe, expect, it } from "vitest";
+import { retryAfterMs, TimeoutError, type RetryEvent } from "../src/index.js";
+import { sendJson, startFlakyServer, startServer, type Failure, type LocalServer } from "../src/testing/index.js";
+import { createThingsClient, thing } from "./support/things.js";
+
+const internalError = { message: "Internal server error" };
+const put = { body: thing };
+const fast = { retries: 2, baseDelayMs: 1, maxDelayMs: 50 };
+
+let server: LocalServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Answers with `failures` (in order) before it answers 200. */
+async function flaky(...failures: Failure[]): Promise<LocalServer> {
+  server = await startFlakyServer(thing, failures, (status) => (status === 429 ? { message: "Too many requests" } : internalError));
+  return server;
+}
+
+describe("retry", () => {
+  it("retries 429, 502 and 503 until an answer arrives, sending the same body each time", async () => {
+    const s = await flaky(429, 502, 503);
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: { ...fast, retries: 3 } });
+    const { data, response } = await client.PUT("/v1/things", put);
+    expect(response.status).toBe(200);
+    expect(data).toEqual(thing);
+    expect(s.requests).toHaveLength(4);
+    expect(new Set(s.requests.map((r) => r.body))).toEqual(new Set([JSON.stringify(thing)]));
+  });
+
+  it("retries a dropped connection", async () => {
+    const s = await flaky("drop");
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast });
+    const { response } = await client.GET("/v1/things");
+    expect(response.status).toBe(200);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it("does not retry 500 or any 4xx", async () => {
+    const s = await flaky(500, 500);
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast });
+    const { error, response } = await client.GET("/v1/things");
+    expect(response.status).toBe(500);
+    expect(error).toEqual(internalError);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it("gives up after `retries` extra attempts and returns the last answer", async () => {
+    const s = await flaky(503, 503, 503, 503);
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast });
+    const { response } = await client.GET("/v1/things");
+    expect(response.status).toBe(503);
+    expect(s.requests).toHaveLength(3);
+  });
+
+  it("backs off exponentially and waits at least as long as Retry-After asks", async () => {
+    server = await startServer((_r, res, attempt) =>
+      attempt === 1 ? sendJson(res, 429, {}, { "retry-after": "0.2" }) : attempt === 2 ? sendJson(res, 503, {}) : sendJson(res, 200, thing),
+    );
+    const events: RetryEvent[] = [];
+    const client = createThingsClient({
+      apiKey: "k",
+      baseUrl: server.url,
+      retry: { retries: 3, baseDelayMs: 10, maxDelayMs: 1000, onRetry: (e) => events.push(e) },
+    });
+    await client.GET("/v1/things");
+    expect(events.map((e) => [e.attempt, e.reason, e.delayMs])).toEqual([
+      [1, 429, 200],
+      [2, 503, 20],
+    ]);
+  });
+
+  it("does not retry when Retry-After asks for longer than maxDelayMs", async () => {
+    server = await startServer((_r, res) => sendJson(res, 429, {}, { "retry-after": "120" }));
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: fast });
+    const { response } = await client.GET("/v1/things");
+    expect(response.status).toBe(429);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("reads Retry-After as seconds or as an HTTP date", () => {
+    expect(retryAfterMs("3")).toBe(3000);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(retryAfterMs("soon")).toBeUndefined();
+    expect(retryAfterMs(null)).toBeUndefined();
+  });
+
+  it("by default repeats idempotent methods and calls with an x-idempotency-key, never a bare POST", async () => {
+    const s = await flaky(503, 503, 503);
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: { ...fast, retries: 1 } });
+    const bare = await client.POST("/v1/things", put);
+    const keyed = await client.POST("/v1/things", { ...put, headers: { "x-idempotency-key": "k1" } });
+    expect([bare.response.status, keyed.response.status]).toEqual([503, 503]);
+    expect(s.requests.map((r) => r.headers["x-idempotency-key"] ?? "none")).toEqual(["none", "k1", "k1"]);
+  });
+
+  it("asks the client which calls are safe to repeat", async () => {
+    const s = await flaky(503);
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast }, { isRetrySafe: async (request) => (await request.json()).name === "box" });
+    const { response } = await client.POST("/v1/things", put);
+    expect(response.status).toBe(200);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it("is off unless asked for", async () => {
+    const s = await flaky(503);
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url });
+    const { response } = await client.GET("/v1/things");
+    expect(response.status).toBe(503);
+    expect(s.requests).toHaveLength(1);
+  });
+});
+
+describe("timeout", () => {
+  it("aborts an attempt that takes longer than timeoutMs with a TimeoutError", async () => {
+    const s = await flaky("hang");
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, timeoutMs: 100 });
+    const failure = await client.GET("/v1/things").catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(TimeoutError);
+    expect(String(failure)).toMatch(/timed out after 100 ms/);
+  });
+
+  it("gives each retried attempt its own deadline", async () => {
+    const s = await flaky(503, "hang", "hang");
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, timeoutMs: 100, retry: fast });
+    const { response } = await client.GET("/v1/things");
+    // The hung retries time out; the last real answer is what the caller gets.
+    expect(response.status).toBe(503);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it("rejects a timeout that is not a positive number", () => {
+    expect(() => createThingsClient({ apiKey: "k", timeoutMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe("createApiClient", () => {
+  it("rejects a missing or blank API key at construction, naming the client and the hint", () => {
+    expect(() => createThingsClient({ apiKey: undefined })).toThrow(/createThingsClient: apiKey is required \(pass any key\)/);
+    expect(() => createThingsClient({ apiKey: " " })).toThrow(TypeError);
+  });
+
+  it("rejects a baseUrl that is not an absolute URL at construction", () => {
+    expect(() => createThingsClient({ apiKey: "k", baseUrl: "/api" })).toThrow(/baseUrl must be an absolute URL, got "\/api"/);
+  });
+});
