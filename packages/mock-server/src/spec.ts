@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import { OpenApiValidators, escapePointer, follow, resolvePointer, type JsonObject as Json } from "@api-contracts/openapi-validators";
+import { OpenApiValidators, escapePointer, follow, resolvePointer, type JsonObject as Json } from "@api-contracts/contract-core";
 import { loadPrism, type PrismOperation } from "./prism.js";
 import { toViolation, type RequestValidator } from "./validation.js";
 

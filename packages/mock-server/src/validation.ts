@@ -1,4 +1,4 @@
-import type { FieldError, RequestParts } from "@api-contracts/openapi-validators";
+import type { FieldError, RequestParts } from "@api-contracts/contract-core";
 import type { Violation } from "./errors.js";
 
 /** Checks one request against its operation; an empty list means the request is valid. */
