@@ -7,21 +7,29 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { apis, repoRoot } from "./apis.mjs";
+import { bundleFiles, follow, isObject, listApis, walkOperations } from "@api-contracts/contract-core";
 
-const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+const resolve = (document, node) => (isObject(node) ? follow(document, node, "").node : node);
 
-function resolve(document, node, seen = new Set()) {
-  if (!node || typeof node !== "object" || typeof node.$ref !== "string") return node;
-  if (seen.has(node.$ref)) return {};
-  seen.add(node.$ref);
-  const target = node.$ref
-    .replace(/^#\//, "")
-    .split("/")
-    .map((token) => token.replaceAll("~1", "/").replaceAll("~0", "~"))
-    .reduce((current, token) => current?.[token], document);
-  return resolve(document, target, seen);
+/**
+ * A schema with its `$ref`s followed and its `allOf` members folded in: members and required
+ * names add up, other keywords are taken from the first member that states them.
+ */
+function flatten(document, node, depth = 0) {
+  const schema = resolve(document, node);
+  if (!isObject(schema) || !Array.isArray(schema.allOf) || depth > 12) return schema;
+  const { allOf, ...own } = schema;
+  const merged = { ...own, properties: { ...(own.properties ?? {}) }, required: [...(own.required ?? [])] };
+  for (const part of allOf.map((member) => flatten(document, member, depth + 1)).filter(isObject)) {
+    for (const [key, value] of Object.entries(part)) {
+      if (key === "properties") Object.assign(merged.properties, value);
+      else if (key === "required") merged.required.push(...value);
+      else if (!(key in merged)) merged[key] = value;
+    }
+  }
+  return merged;
 }
 
 const typesOf = (schema) => (schema.type === undefined ? undefined : [schema.type].flat());
@@ -33,8 +41,8 @@ const typesOf = (schema) => (schema.type === undefined ? undefined : [schema.typ
  */
 function compareSchemas(context, before, after, direction, where, depth = 0) {
   const { oldDoc, newDoc, report } = context;
-  before = resolve(oldDoc, before) ?? {};
-  after = resolve(newDoc, after) ?? {};
+  before = flatten(oldDoc, before) ?? {};
+  after = flatten(newDoc, after) ?? {};
   if (depth > 12 || typeof before !== "object" || typeof after !== "object") return;
   const [narrower, wider] = direction === "request" ? [after, before] : [before, after];
   const whoBreaks = direction === "request" ? "no longer accepts" : "may now send";
@@ -72,7 +80,8 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
     if (typeof limit !== "number") continue;
     const previous = wider[keyword];
     if (previous === undefined || tighter(limit, previous)) {
-      report(where, `${direction} ${whoBreaks === "no longer accepts" ? "is more restricted" : "is less restricted"}: ${keyword} ${previous ?? "(none)"} -> ${limit}`);
+      // Printed as the change was made, old value first, whichever side is the narrower one.
+      report(where, `${direction} ${whoBreaks === "no longer accepts" ? "is more restricted" : "is less restricted"}: ${keyword} ${before[keyword] ?? "(none)"} -> ${after[keyword] ?? "(none)"}`);
     }
   }
   if (narrower.pattern !== undefined && narrower.pattern !== wider.pattern && direction === "request") {
@@ -105,69 +114,70 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
   }
 }
 
-function parametersOf(document, pathItem, operation) {
-  const all = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((parameter) => resolve(document, parameter));
-  return new Map(all.map((parameter) => [`${parameter.in}:${parameter.name}`, parameter]));
-}
-
 /** Returns `{ where, change }` for every breaking change from `oldDoc` to `newDoc`. */
 export function findBreakingChanges(oldDoc, newDoc) {
   const findings = [];
   const context = { oldDoc, newDoc, report: (where, change) => findings.push({ where, change }) };
-  for (const [route, oldItem] of Object.entries(oldDoc.paths ?? {})) {
-    for (const method of methods.filter((m) => oldItem[m])) {
-      const where = `${method.toUpperCase()} ${route}`;
-      const newItem = newDoc.paths?.[route];
-      const before = oldItem[method];
-      const after = newItem?.[method];
-      if (!after) {
-        findings.push({ where, change: "operation was removed" });
+  const current = new Map(walkOperations(newDoc).map((op) => [`${op.method} ${op.path}`, op]));
+  for (const before of walkOperations(oldDoc)) {
+    const where = `${before.method} ${before.path}`;
+    const after = current.get(where);
+    if (!after) {
+      findings.push({ where, change: "operation was removed" });
+      continue;
+    }
+    const oldParameters = new Map(before.parameters.map((p) => [`${p.in}:${p.name}`, p.object]));
+    for (const parameter of after.parameters) {
+      const key = `${parameter.in}:${parameter.name}`;
+      const previous = oldParameters.get(key);
+      if (parameter.required && previous?.required !== true) findings.push({ where: `${where} ${key}`, change: "parameter is now required" });
+      if (previous) compareSchemas(context, previous.schema, parameter.object.schema, "request", `${where} ${key}`);
+    }
+    if (after.requestBody?.required && !before.requestBody?.required) findings.push({ where: `${where} body`, change: "request body is now required" });
+    const newMedia = new Map((after.requestBody?.media ?? []).map((m) => [m.mediaType, m]));
+    for (const media of before.requestBody?.media ?? []) {
+      const next = newMedia.get(media.mediaType);
+      if (!next) findings.push({ where: `${where} body`, change: `request content type ${media.mediaType} is no longer accepted` });
+      else compareSchemas(context, media.schema && { $ref: `#${media.schema}` }, next.schema && { $ref: `#${next.schema}` }, "request", `${where} body`);
+    }
+    const newResponses = new Map(after.responses.map((r) => [r.status, r]));
+    for (const response of before.responses) {
+      const next = newResponses.get(response.status);
+      if (!next) {
+        findings.push({ where: `${where} ${response.status}`, change: "documented status was removed" });
         continue;
       }
-      const oldParameters = parametersOf(oldDoc, oldItem, before);
-      const newParameters = parametersOf(newDoc, newItem, after);
-      for (const [key, parameter] of newParameters) {
-        const previous = oldParameters.get(key);
-        if (parameter.required && !previous?.required) findings.push({ where: `${where} ${key}`, change: "parameter is now required" });
-        if (previous) compareSchemas(context, previous.schema, parameter.schema, "request", `${where} ${key}`);
-      }
-      const oldBody = resolve(oldDoc, before.requestBody);
-      const newBody = resolve(newDoc, after.requestBody);
-      if (newBody?.required && !oldBody?.required) findings.push({ where: `${where} body`, change: "request body is now required" });
-      for (const [type, media] of Object.entries(oldBody?.content ?? {})) {
-        const next = newBody?.content?.[type];
-        if (!next) findings.push({ where: `${where} body`, change: `request content type ${type} is no longer accepted` });
-        else compareSchemas(context, media.schema, next.schema, "request", `${where} body`);
-      }
-      for (const [status, oldResponse] of Object.entries(before.responses ?? {})) {
-        const newResponse = resolve(newDoc, after.responses?.[status]);
-        if (!newResponse) {
-          findings.push({ where: `${where} ${status}`, change: "documented status was removed" });
-          continue;
-        }
-        for (const [type, media] of Object.entries(resolve(oldDoc, oldResponse).content ?? {})) {
-          const next = newResponse.content?.[type];
-          if (!next) findings.push({ where: `${where} ${status}`, change: `response content type ${type} was removed` });
-          else compareSchemas(context, media.schema, next.schema, "response", `${where} ${status}`);
-        }
+      const nextMedia = new Map(next.media.map((m) => [m.mediaType, m]));
+      for (const media of response.media) {
+        const later = nextMedia.get(media.mediaType);
+        if (!later) findings.push({ where: `${where} ${response.status}`, change: `response content type ${media.mediaType} was removed` });
+        else compareSchemas(context, media.schema && { $ref: `#${media.schema}` }, later.schema && { $ref: `#${later.schema}` }, "response", `${where} ${response.status}`);
       }
     }
   }
   return findings;
 }
 
+function git(args, cwd) {
+  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+}
+
 function main() {
   const { values } = parseArgs({ options: { base: { type: "string", default: "HEAD" } } });
   let total = 0;
-  for (const api of apis) {
+  for (const api of listApis()) {
+    const file = bundleFiles(api)?.json;
+    if (!file) continue;
+    const top = git(["rev-parse", "--show-toplevel"], path.dirname(file)).trim();
+    const tracked = path.relative(top, file).split(path.sep).join("/");
     let oldText;
     try {
-      oldText = execFileSync("git", ["show", `${values.base}:${api.bundleJson}`], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+      oldText = git(["show", `${values.base}:${tracked}`], top);
     } catch {
       console.log(`${api.name}: no bundle at ${values.base}, nothing to compare`);
       continue;
     }
-    const findings = findBreakingChanges(JSON.parse(oldText), JSON.parse(readFileSync(path.join(repoRoot, api.bundleJson), "utf8")));
+    const findings = findBreakingChanges(JSON.parse(oldText), JSON.parse(readFileSync(file, "utf8")));
     total += findings.length;
     console.log(`${api.name}: ${findings.length} breaking change(s) since ${values.base}`);
     for (const { where, change } of findings) console.log(`  ${where}: ${change}`);
@@ -175,4 +185,4 @@ function main() {
   process.exit(total ? 1 : 0);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

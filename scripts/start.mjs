@@ -1,19 +1,20 @@
 #!/usr/bin/env node
-// Serves both API mocks and the reference docs until interrupted (the root `npm start`).
-//   node scripts/start.mjs [--host H] [--webdata-port 4010] [--entitlements-port 4011] [--docs-port 4000]
-// Ports may also come from WEBDATA_PORT, ENTITLEMENTS_PORT and DOCS_PORT; 0 picks a free port.
+// Serves every API's mock and the reference docs until interrupted (the root `npm start`).
+//   node scripts/start.mjs [--host H] [--<api>-port N ...] [--docs-port 4000]
+// Ports may also come from <API>_PORT (WEBDATA_PORT, ENTITLEMENTS_PORT, ...) and DOCS_PORT; 0 picks
+// a free port. Each API's default port is the one in the registry.
 import { parseArgs } from "node:util";
-import { startMockServer } from "@api-contracts/mock-server";
-import { startDocsServer } from "@api-contracts/docs/server";
+import { listApis } from "@api-contracts/contract-core";
+import { startLocalStack } from "@api-contracts/local-stack";
 
-const { values } = parseArgs({
-  options: {
-    host: { type: "string", default: process.env.HOST ?? "127.0.0.1" },
-    "webdata-port": { type: "string", default: process.env.WEBDATA_PORT ?? "4010" },
-    "entitlements-port": { type: "string", default: process.env.ENTITLEMENTS_PORT ?? "4011" },
-    "docs-port": { type: "string", default: process.env.DOCS_PORT ?? "4000" },
-  },
-});
+const apis = listApis();
+const envName = (name) => `${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_PORT`;
+const options = {
+  host: { type: "string", default: process.env.HOST ?? "127.0.0.1" },
+  "docs-port": { type: "string", default: process.env.DOCS_PORT ?? "4000" },
+};
+for (const api of apis) options[`${api.name}-port`] = { type: "string", default: process.env[envName(api.name)] ?? String(api.mockPort) };
+const { values } = parseArgs({ options });
 
 function port(flag) {
   const text = values[flag];
@@ -24,29 +25,25 @@ function port(flag) {
   return Number(text);
 }
 
-const host = values.host;
-const started = await Promise.allSettled([
-  startMockServer({ service: "webdata", host, port: port("webdata-port") }),
-  startMockServer({ service: "entitlements", host, port: port("entitlements-port") }),
-  startDocsServer({ host, port: port("docs-port") }),
-]);
-const running = started.filter((s) => s.status === "fulfilled").map((s) => s.value);
-
-async function stop(code) {
-  await Promise.allSettled(running.map((s) => s.close()));
-  process.exit(code);
+let stack;
+try {
+  stack = await startLocalStack({
+    host: values.host,
+    ports: Object.fromEntries(apis.map((api) => [api.name, port(`${api.name}-port`)])),
+    docsPort: port("docs-port"),
+  });
+} catch (error) {
+  console.error(`start: ${error?.message ?? error}`);
+  process.exit(1);
 }
 
-const failed = started.find((s) => s.status === "rejected");
-if (failed) {
-  console.error(`start: ${failed.reason?.message ?? failed.reason}`);
-  await stop(1);
-}
-
-const [webdata, entitlements, docs] = running;
-console.log(`Web Data mock      ${webdata.url}`);
-console.log(`Entitlements mock  ${entitlements.url}`);
-console.log(`Docs               ${docs.url}`);
+const titles = new Map(apis.map((api) => [api.name, `${api.title} mock`]));
+const width = Math.max(...[...titles.values()].map((title) => title.length), 4) + 2;
+for (const { name, url } of stack.servers) console.log(`${(titles.get(name) ?? "Docs").padEnd(width)}${url}`);
 console.log("Press Ctrl+C to stop.");
-process.once("SIGINT", () => stop(0));
-process.once("SIGTERM", () => stop(0));
+const stop = async () => {
+  await stack.close();
+  process.exit(0);
+};
+process.once("SIGINT", stop);
+process.once("SIGTERM", stop);

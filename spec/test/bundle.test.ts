@@ -4,13 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const specDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 describe("bundles", () => {
   it("the committed bundles in spec/dist match a fresh bundle of the sources", () => {
     const run = () =>
-      execFileSync(process.execPath, [path.join(repoRoot, "scripts/bundle-specs.mjs"), "--check"], {
-        cwd: repoRoot,
+      execFileSync(process.execPath, [path.join(specDir, "scripts/bundle.mjs"), "--check"], {
+        cwd: specDir,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -20,8 +20,8 @@ describe("bundles", () => {
   for (const api of ["entitlements", "webdata"]) {
     it(`${api}: the JSON bundle is the YAML bundle, as OpenAPI 3.1 with the 2020-12 dialect`, async () => {
       const { parse } = await import("yaml");
-      const yaml = parse(readFileSync(path.join(repoRoot, `spec/dist/${api}.openapi.yaml`), "utf8"));
-      const json = JSON.parse(readFileSync(path.join(repoRoot, `spec/dist/${api}.openapi.json`), "utf8"));
+      const yaml = parse(readFileSync(path.join(specDir, `dist/${api}.openapi.yaml`), "utf8"));
+      const json = JSON.parse(readFileSync(path.join(specDir, `dist/${api}.openapi.json`), "utf8"));
       expect(json).toEqual(yaml);
       expect(json.openapi).toMatch(/^3\.1\./);
       expect(json.jsonSchemaDialect).toBe("https://json-schema.org/draft/2020-12/schema");

@@ -93,6 +93,7 @@ function product(id: string, name: string, items: Product["items"], extra: Parti
     items,
     free_trial: null,
     base_variant_id: null,
+    billing_controls: { auto_topups: [], spend_limits: [] },
     ...extra,
   };
 }

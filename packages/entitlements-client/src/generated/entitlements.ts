@@ -409,8 +409,7 @@ export interface components {
             lock_id: string;
             /**
              * @description What happens when the held amount is larger than the remaining balance: `cap` limits the
-             *     amount to what remains, `overflow` lets the balance go past it. Beyond the core
-             *     contract; accepted because the official SDK (autumn-js) can send it.
+             *     amount to what remains, `overflow` lets the balance go past it.
              * @enum {string}
              */
             overage_behavior?: "cap" | "overflow";
@@ -450,8 +449,8 @@ export interface components {
             /**
              * @description Amount of the feature the caller needs, in the feature's own units (messages, calls,
              *     credits...). Access is denied when the remaining balance is below it. It is also the amount
-             *     recorded when `send_event` is true and the amount held when `lock` is given. Ignored for
-             *     boolean features.
+             *     recorded when `send_event` is true and the amount held when `lock` is given, so it is never
+             *     negative. Ignored for boolean features.
              * @default 1
              */
             required_balance?: number;
@@ -459,13 +458,11 @@ export interface components {
              * @description When true, the check also records one usage event of amount `required_balance`, atomically
              *     with the decision. Usage is deducted only when access is allowed. Not allowed on boolean
              *     features (`400 invalid_inputs`).
-             * @default false
              */
             send_event?: boolean;
             /**
              * @description When true and access is denied, the response includes `preview` with paywall data
              *     (reason and products that would grant access). Has no effect when access is allowed.
-             * @default false
              */
             with_preview?: boolean;
         };
@@ -506,7 +503,7 @@ export interface components {
             flag: components["schemas"]["Flag"] | null;
             /**
              * @description Paywall data. Present only when the request had `with_preview: true` and `allowed` is
-             *     false; absent in every other case.
+             *     false; absent in every other case. An allowed answer never carries a preview object.
              *     Live service: when `with_preview` is true and access is allowed, the live service sends
              *     `preview: null` instead of leaving the member out; clients should treat null like absent.
              */
@@ -527,21 +524,50 @@ export interface components {
         /**
          * Error
          * @description Body of every error answer. Programs should branch on `code`; `message` is for humans and may
-         *     change. Codes by status: 400 `invalid_inputs`, `invalid_request`, `invalid_api_version`;
-         *     401 `no_secret_key`, `invalid_secret_key`; 403 `insufficient_scopes`; 404
-         *     `customer_not_found`, `feature_not_found`, `entity_not_found`; 409 `lock_already_exists`,
-         *     `duplicate_idempotency_key`, `lock_finalize_in_progress`; 429 `rate_limit_exceeded`; 500
-         *     `internal_error`.
+         *     change. `code` is any string: the codes known today are listed below, and a program must treat
+         *     an unknown code like the others of its status.
+         *
+         *     | Status | `code` | When |
+         *     |---|---|---|
+         *     | 400 | `invalid_inputs` | The body fails validation (the message names the field). |
+         *     | 400 | `invalid_request` | The request is well-formed but cannot be applied, for example a finalize of an unknown lock. |
+         *     | 400 | `invalid_api_version` | The `x-api-version` header is malformed or names an unknown version. |
+         *     | 401 | `no_secret_key` | No bearer token. |
+         *     | 401 | `invalid_secret_key` | Unknown key. |
+         *     | 403 | `insufficient_scopes` | The key lacks the scope the operation needs. |
+         *     | 404 | `customer_not_found` | Unknown customer. |
+         *     | 404 | `feature_not_found` | Unknown feature. |
+         *     | 404 | `entity_not_found` | Unknown entity. |
+         *     | 408 | `request_timeout` | The request or its headers did not arrive in time. |
+         *     | 409 | `lock_already_exists` | A check reuses the `lock_id` of a live hold. |
+         *     | 409 | `duplicate_idempotency_key` | A track reuses an idempotency key. |
+         *     | 409 | `lock_finalize_in_progress` | Another finalize of the same lock is still running. |
+         *     | 413 | `payload_too_large` | The body is larger than the server accepts. |
+         *     | 429 | `rate_limit_exceeded` | Too many requests. |
+         *     | 500 | `internal_error` | Unexpected failure. |
          */
         Error: {
             /**
-             * @description Stable machine-readable error code (see the table in the schema description).
-             *     `lock_finalize_in_progress` (409 on finalize) is defined by this contract.
-             *     Live service: the code the live service uses for a finalize that is already in progress is
-             *     not documented; it may differ from `lock_finalize_in_progress`.
-             * @enum {string}
+             * @description Stable machine-readable error code. The known codes are in the table of the `Error` schema;
+             *     new codes may be added, so accept any string.
+             * @example invalid_inputs
+             * @example invalid_request
+             * @example invalid_api_version
+             * @example no_secret_key
+             * @example invalid_secret_key
+             * @example insufficient_scopes
+             * @example customer_not_found
+             * @example feature_not_found
+             * @example entity_not_found
+             * @example request_timeout
+             * @example lock_already_exists
+             * @example duplicate_idempotency_key
+             * @example lock_finalize_in_progress
+             * @example payload_too_large
+             * @example rate_limit_exceeded
+             * @example internal_error
              */
-            code: "invalid_inputs" | "invalid_request" | "invalid_api_version" | "no_secret_key" | "invalid_secret_key" | "insufficient_scopes" | "customer_not_found" | "feature_not_found" | "entity_not_found" | "lock_already_exists" | "duplicate_idempotency_key" | "lock_finalize_in_progress" | "rate_limit_exceeded" | "internal_error";
+            code: string;
             /**
              * @description Environment of the key the request was made with.
              * @enum {string}
@@ -619,7 +645,8 @@ export interface components {
             lock_id: string;
             /**
              * @description With `confirm`, the amount to commit instead of the held amount, in feature units (for
-             *     example the real cost once known). Not allowed with `release` (`400 invalid_inputs`).
+             *     example the real cost once known); never negative. Not allowed with `release`
+             *     (`400 invalid_inputs`).
              */
             override_value?: number;
             /** @description Free-form key/value data stored with the usage event that a confirm records. */
@@ -713,13 +740,13 @@ export interface components {
         };
         /**
          * PriceTier
-         * @description One price band.
+         * @description One price band. `to`, `amount` and `flat_amount` are the members the service lists for a band, so all three are always sent.
          */
         PriceTier: {
             /** @description Price per billing unit within this band. */
             amount: number;
-            /** @description Fixed price charged once when the quantity reaches this band, in addition to `amount`. */
-            flat_amount?: number;
+            /** @description Fixed price charged once when the quantity reaches this band, in addition to `amount`; 0 when there is none. */
+            flat_amount: number;
             /**
              * @description Upper bound of the band, in feature units (inclusive). The string `inf` marks the last,
              *     open-ended band.
@@ -729,14 +756,15 @@ export interface components {
         };
         /**
          * Product
-         * @description A plan or add-on that can be attached to a customer.
+         * @description A plan or add-on that can be attached to a customer. Every member the service's field list
+         *     names is always sent, `billing_controls` included.
          */
         Product: {
             /** @description True when the product is no longer available to new customers. */
             archived: boolean;
             /** @description Identifier of the base product this one is a variant of; null when it is not a variant. */
             base_variant_id: string | null;
-            billing_controls?: components["schemas"]["BillingControls"];
+            billing_controls: components["schemas"]["BillingControls"];
             /** @description Creation time, in milliseconds since the Unix epoch. */
             created_at: number;
             /**
@@ -929,8 +957,7 @@ export interface components {
         /**
          * TrackLock
          * @description Holds the tracked value under `lock_id` instead of committing it at once; confirm or release the
-         *     hold later with `POST /v1/balances.finalize`. Beyond the core contract; accepted because
-         *     the official SDK (autumn-js) can send it. Unknown members are rejected.
+         *     hold later with `POST /v1/balances.finalize`. Unknown members are rejected.
          */
         TrackLock: {
             /**
@@ -938,7 +965,7 @@ export interface components {
              * @constant
              */
             enabled: true;
-            /** @description When the hold is released automatically if not finalized, in milliseconds since the Unix epoch (at most 24 hours ahead). */
+            /** @description When the hold is released automatically if not finalized, in milliseconds since the Unix epoch. */
             expires_at?: number;
             /** @description Your identifier for the hold, at most 256 characters; pass the same value to finalize. */
             lock_id: string;
@@ -951,8 +978,7 @@ export interface components {
         TrackRequest: {
             /**
              * @description When true, asks the service to queue the usage and answer without waiting for it to be
-             *     applied. Beyond the core contract; accepted because the official SDK (autumn-js)
-             *     can send it.
+             *     applied.
              */
             async?: boolean;
             /**
@@ -981,8 +1007,7 @@ export interface components {
             lock?: components["schemas"]["TrackLock"];
             /**
              * @description What happens when the value is larger than the remaining balance: `cap` deducts at most
-             *     what remains, `overflow` lets the balance go past it. Beyond the core contract;
-             *     accepted because the official SDK (autumn-js) can send it.
+             *     what remains, `overflow` lets the balance go past it.
              * @enum {string}
              */
             overage_behavior?: "cap" | "overflow";
@@ -1111,7 +1136,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unexpected server error. `code` is `internal_error`. Clients of the check operation usually fail open on this status (the official SDK does). */
+        /** @description Unexpected server error. `code` is `internal_error`. Clients of the check operation usually fail open on this status. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
@@ -1129,8 +1154,32 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The request body is larger than the server accepts, so it was not processed. `code` is
+         *     `payload_too_large`. Send a smaller body (for example fewer `properties`).
+         */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Too many requests. `code` is `rate_limit_exceeded`; retry after a pause, with exponential backoff. */
         RateLimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request, or its headers, did not arrive completely within the server's time limit, so it was
+         *     not processed. `code` is `request_timeout`. Send the request again, in one piece.
+         */
+        RequestTimeout: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1189,13 +1238,13 @@ export interface components {
          * @description Comma-separated list of nested objects to embed in the response. `balance.feature` adds the
          *     full feature object as `feature` inside `balance` (and inside each value of `balances`);
          *     `flag.feature` adds it inside `flag`. Without it those objects carry only `feature_id`.
-         *     Example: `expand=balance.feature,flag.feature`. The official SDK does not send this parameter.
+         *     Example: `expand=balance.feature,flag.feature`.
          * @example balance.feature,flag.feature
          */
         expand: string;
         /**
          * @description Selects the response format version within v1, as three dot-separated numbers
-         *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
+         *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
          *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
          *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
          *
@@ -1271,7 +1320,9 @@ export type ResponseFinalizeQueued = components['responses']['FinalizeQueued'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
 export type ResponseTrackBadRequest = components['responses']['TrackBadRequest'];
 export type ResponseTrackConflict = components['responses']['TrackConflict'];
 export type ResponseTrackOk = components['responses']['TrackOk'];
@@ -1291,7 +1342,7 @@ export interface operations {
                  * @description Comma-separated list of nested objects to embed in the response. `balance.feature` adds the
                  *     full feature object as `feature` inside `balance` (and inside each value of `balances`);
                  *     `flag.feature` adds it inside `flag`. Without it those objects carry only `feature_id`.
-                 *     Example: `expand=balance.feature,flag.feature`. The official SDK does not send this parameter.
+                 *     Example: `expand=balance.feature,flag.feature`.
                  * @example balance.feature,flag.feature
                  */
                 expand?: components["parameters"]["expand"];
@@ -1299,7 +1350,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
+                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
                  *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
                  *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
                  *
@@ -1320,7 +1371,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["CheckConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1331,7 +1384,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
+                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
                  *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
                  *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
                  *
@@ -1351,7 +1404,9 @@ export interface operations {
             400: components["responses"]["FinalizeBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["FinalizeConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1362,7 +1417,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
+                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
                  *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
                  *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
                  *
@@ -1383,7 +1438,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["TrackConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1395,7 +1452,7 @@ export interface operations {
                  * @description Comma-separated list of nested objects to embed in the response. `balance.feature` adds the
                  *     full feature object as `feature` inside `balance` (and inside each value of `balances`);
                  *     `flag.feature` adds it inside `flag`. Without it those objects carry only `feature_id`.
-                 *     Example: `expand=balance.feature,flag.feature`. The official SDK does not send this parameter.
+                 *     Example: `expand=balance.feature,flag.feature`.
                  * @example balance.feature,flag.feature
                  */
                 expand?: components["parameters"]["expand"];
@@ -1403,7 +1460,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
+                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
                  *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
                  *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
                  *
@@ -1424,7 +1481,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["CheckConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1435,7 +1494,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`). The official SDK sends `2.4.0`. When absent, the account's default
+                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
                  *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
                  *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
                  *
@@ -1456,7 +1515,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["TrackConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -10,9 +10,8 @@ export interface paths {
         };
         /**
          * List interact sessions (alias of /v2/interact)
-         * @description Same operation as `GET /v2/interact`, with the same parameters and answers. It is documented
-         *     because the official JavaScript SDK (`listBrowsers()`) calls this older path and the live service
-         *     serves the same list here; new clients should call `GET /v2/interact`.
+         * @description Same operation as `GET /v2/interact`, with the same parameters and answers: the service serves
+         *     the same list at this older path. New clients should call `GET /v2/interact`.
          */
         get: operations["listBrowserSessions"];
         put?: never;
@@ -38,8 +37,8 @@ export interface paths {
          *     limits you set), scrapes each one with `scrapeOptions` and stores the results. The call returns at
          *     once with the job `id`; the crawl runs in the background. Each scraped page uses credits.
          *
-         *     The body is validated strictly: an unknown member gives `400`. Send an `x-idempotency-key` to make
-         *     retries safe. `ignoreRobotsTxt` and `robotsUserAgent` are for enterprise accounts only, and
+         *     The body is validated strictly, at every depth: an unknown member gives `400`. Send an
+         *     `x-idempotency-key` to make retries safe. `ignoreRobotsTxt` and `robotsUserAgent` are for enterprise accounts only, and
          *     `zeroDataRetention` must be enabled for the account by the operator.
          */
         post: operations["startCrawl"];
@@ -68,10 +67,11 @@ export interface paths {
         /**
          * Cancel a crawl
          * @description Stops a running crawl: no further pages are scraped and no further credits are used. Pages already
-         *     scraped stay available. A crawl that has already finished cannot be cancelled (`409`).
+         *     scraped stay available. A crawl that has already finished cannot be cancelled (`409`). Cancelling
+         *     a crawl that was already cancelled finds the job again and answers `200` with the same body.
          *
-         *     The success body is `{"status": "cancelled"}` and has no `success` member. Error bodies of this
-         *     operation are guaranteed to carry `error` only.
+         *     The success body is `{"status": "cancelled"}` and has no `success` member. Error bodies follow
+         *     the API's error envelope: an `error` string, with `success: false` allowed but not required.
          */
         delete: operations["cancelCrawl"];
         options?: never;
@@ -91,7 +91,7 @@ export interface paths {
          * @description Lists the remote browser sessions of the authenticated team, newest first, optionally only those
          *     in one state. Use `cdpUrl` to drive an active session from Playwright or Puppeteer, and the live
          *     view URLs to watch or control it in a web page.
-         *     Live service: serves the same list at `GET /v2/browser`, which is the path the official JavaScript SDK calls.
+         *     Live service: also serves the same list at `GET /v2/browser`.
          */
         get: operations["listInteractSessions"];
         put?: never;
@@ -186,7 +186,7 @@ export interface components {
         Action: components["schemas"]["WaitAction"] | components["schemas"]["ClickAction"] | components["schemas"]["ScreenshotAction"] | components["schemas"]["WriteAction"] | components["schemas"]["PressAction"] | components["schemas"]["ScrollAction"] | components["schemas"]["ScrapeAction"] | components["schemas"]["ExecuteJavascriptAction"] | components["schemas"]["PdfAction"];
         /**
          * CheckSummary
-         * @description Page counts of one check, each page compared with the previous check.
+         * @description Page counts of one check, each page compared with the previous check. The counts are numbers, as the service describes them.
          */
         CheckSummary: {
             /**
@@ -253,7 +253,9 @@ export interface components {
          * @description What to crawl and how. Only `url` is required; every other member has a default or is simply not
          *     applied when omitted. Unknown members are rejected with `400` ("Unrecognized key in body -- please
          *     review the v2 API documentation for request body changes"), so send only the members listed here.
-         *     The official JavaScript SDK adds `origin` to every body it sends.
+         *     The same holds at every depth: nested objects (`scrapeOptions`, `location`, `threatProtection`,
+         *     `webhook`, actions, format objects) reject unknown members too; free-form maps (`headers`,
+         *     `metadata`, a format's `schema`) take any keys.
          */
         CrawlRequest: {
             /**
@@ -299,8 +301,7 @@ export interface components {
             ignoreQueryParameters?: boolean;
             /**
              * @description When true, the site's robots.txt rules are not applied. Enterprise accounts only; other accounts
-             *     get an error when they set it. The official JavaScript SDK does not forward this member from
-             *     `startCrawl` options.
+             *     get an error when they set it.
              * @default false
              */
             ignoreRobotsTxt?: boolean;
@@ -339,8 +340,8 @@ export interface components {
              */
             maxDiscoveryDepth?: number;
             /**
-             * @description Free-form label of the client that sent the request, used by the operator for statistics. The
-             *     official JavaScript SDK always sets it (for example `js-sdk@4.42.0`).
+             * @description Free-form label of the client that sent the request (for example `js-sdk@4.42.0`), used by the
+             *     operator for statistics.
              * @example js-sdk@4.42.0
              */
             origin?: string;
@@ -361,6 +362,7 @@ export interface components {
              * @example AcmeBot/1.0 (+https://acme.example/bot)
              */
             robotsUserAgent?: string;
+            /** @description Options applied to every page the crawl scrapes (see `ScrapeOptions`). Unknown members are rejected with `400`. */
             scrapeOptions?: components["schemas"]["ScrapeOptions"];
             /**
              * @description How the site's sitemap is used. `skip`: ignore the sitemap and discover pages from links only.
@@ -443,7 +445,11 @@ export interface components {
         };
         /**
          * ErrorResponse
-         * @description A failed request. `error` is a human-readable message; do not parse it, branch on the HTTP status instead.
+         * @description The body of every error answer of this API: a JSON object with an `error` string, a
+         *     human-readable message (do not parse it; branch on the HTTP status). Other members may be
+         *     present: `success: false` (always sent by the token and credit usage operations, see
+         *     `UsageErrorResponse`, and sent by many other answers), and, for validation errors, `code` and
+         *     `details`.
          */
         ErrorResponse: {
             /**
@@ -455,7 +461,11 @@ export interface components {
              * @example Request rate limit exceeded. Please wait and try again later.
              * @example An unexpected error occurred on the server.
              * @example Request body is too large
+             * @example Request timeout
              * @example Idempotency key already used
+             * @example Crawl job not found.
+             * @example Crawl is already completed
+             * @example Invalid job ID format. Job ID must be a valid UUID.
              * @example Monitor not found
              * @example Could not find token usage information
              * @example Internal server error while fetching token usage
@@ -463,10 +473,10 @@ export interface components {
              */
             error: string;
             /**
-             * @description Always `false` on an error.
+             * @description When present, always `false`.
              * @constant
              */
-            success: false;
+            success?: false;
         };
         /**
          * ExecuteJavascriptAction
@@ -498,14 +508,11 @@ export interface components {
         /**
          * FormatObject
          * @description An output format with options. `type` names the format; the other members depend on it (for
-         *     example `prompt` and `schema` for `json`, `fullPage` for `screenshot`). Members not used by the
-         *     format are ignored.
+         *     example `prompt` and `schema` for `json`, `fullPage` for `screenshot`). Members other than those
+         *     listed are rejected with `400`.
          */
         FormatObject: {
-            /**
-             * @description For `screenshot`, capture the whole page instead of the visible viewport only.
-             * @default false
-             */
+            /** @description For `screenshot`, capture the whole page instead of the visible viewport only. */
             fullPage?: boolean;
             /** @description For `changeTracking`, which kinds of comparison to produce. */
             modes?: ("git-diff" | "json")[];
@@ -517,10 +524,10 @@ export interface components {
             /** @description For `screenshot`, JPEG quality from 0 to 100. */
             quality?: number;
             /** @description For `json` and `changeTracking`, a JSON Schema the extracted data must follow. */
-            schema?: Record<string, never>;
+            schema?: {
+                [key: string]: unknown;
+            };
             type: components["schemas"]["FormatName"];
-        } & {
-            [key: string]: unknown;
         };
         /**
          * HistoricalCreditUsageResponse
@@ -580,8 +587,8 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "destroyed";
-            /** @description Whether the session streams its view to the live view pages (set when the session was created). */
-            streamWebView: boolean;
+            /** @description Whether the session streams its view to the live view pages (set when the session was created). May be absent. */
+            streamWebView?: boolean;
         };
         /**
          * InteractSessionList
@@ -610,35 +617,11 @@ export interface components {
              * @description Always `Bad request, malformed JSON`.
              * @constant
              */
-            error: "Bad request, malformed JSON";
-            /**
-             * @description Always `false` on an error.
-             * @constant
-             */
-            success: false;
-        };
-        /**
-         * JobErrorResponse
-         * @description A failed operation on one crawl job. Only `error` is guaranteed.
-         *     Live service: also sends `success: false`.
-         */
-        JobErrorResponse: {
-            /**
-             * @description Human-readable description of what went wrong.
-             * @example Crawl job not found.
-             * @example Crawl is already completed
-             * @example Invalid job ID format. Job ID must be a valid UUID.
-             */
-            error: string;
-            /**
-             * @description When present, always `false`.
-             * @constant
-             */
-            success?: false;
-        };
+            error?: "Bad request, malformed JSON";
+        } & components["schemas"]["ErrorResponse"];
         /**
          * Location
-         * @description Where the request appears to come from; selects proxy country and browser language. Members other than those listed are ignored.
+         * @description Where the request appears to come from; selects proxy country and browser language. Unknown members are rejected with `400`.
          */
         Location: {
             /**
@@ -742,7 +725,9 @@ export interface components {
          */
         MonitorCrawlTarget: {
             /** @description Crawl options, with the same members and defaults as the body of `POST /v2/crawl` except `url`. */
-            crawlOptions?: Record<string, never>;
+            crawlOptions?: {
+                [key: string]: unknown;
+            };
             /**
              * Format: uuid
              * @description Identifier of the target within the monitor (UUID).
@@ -764,20 +749,21 @@ export interface components {
         };
         /**
          * MonitorEmailNotification
-         * @description E-mail sent after checks.
+         * @description E-mail sent after checks. The service's description lists `enabled`, `recipients` and
+         *     `includeDiffs` as the members of this object, so all three are always sent.
          */
         MonitorEmailNotification: {
             /** @description Whether e-mails are sent. */
-            enabled?: boolean;
+            enabled: boolean;
             /** @description Whether the e-mails include the differences found, not only the counts. */
-            includeDiffs?: boolean;
+            includeDiffs: boolean;
             /**
              * @description Addresses that receive the e-mails (at most 25).
              * @example [
              *       "jane.doe@acme.example"
              *     ]
              */
-            recipients?: string[];
+            recipients: string[];
         };
         /**
          * MonitorNotification
@@ -816,12 +802,11 @@ export interface components {
         };
         /**
          * MonitorScrapeOptions
-         * @description Scrape options a monitor applies to a target's pages: every member of the crawl's `ScrapeOptions`
-         *     plus `profile` and `auditMetadata`. Members not sent by the service take the defaults listed.
+         * @description Scrape options a monitor applies to a target's pages: every member of `ScrapeOptions` plus
+         *     `profile` and `auditMetadata`. Members not sent by the service take the defaults listed in
+         *     `ScrapeOptions`. Members other than these are not part of the object.
          */
         MonitorScrapeOptions: {
-            /** @description Browser actions (wait, click, type, scroll, ...) performed in order on each page before its content is captured. */
-            actions?: components["schemas"]["Action"][];
             /** @description Information recorded with each scrape in the team's audit log. */
             auditMetadata?: {
                 /**
@@ -830,92 +815,6 @@ export interface components {
                  */
                 username: string;
             };
-            /**
-             * @description When true, ads and cookie pop-ups are blocked while the page loads.
-             * @default true
-             */
-            blockAds?: boolean;
-            /**
-             * @description Content inside elements matching these selectors is removed.
-             * @example [
-             *       "nav",
-             *       "#cookie-banner"
-             *     ]
-             */
-            excludeTags?: string[];
-            /**
-             * @description Output formats to produce for each page. Each item is a format name (`markdown`) or an object
-             *     with `type` and format-specific options (`{type: json, prompt: ...}`).
-             * @default [
-             *       "markdown"
-             *     ]
-             * @example [
-             *       "markdown",
-             *       "links"
-             *     ]
-             */
-            formats?: components["schemas"]["ScrapeFormat"][];
-            /**
-             * @description Extra HTTP headers (name to value) sent with every page request, for example cookies or a custom User-Agent.
-             * @example {
-             *       "Cookie": "session=abc123"
-             *     }
-             */
-            headers?: {
-                [key: string]: string;
-            };
-            /**
-             * @description Only content inside elements matching these selectors is kept.
-             * @example [
-             *       "article",
-             *       ".content"
-             *     ]
-             */
-            includeTags?: string[];
-            location?: components["schemas"]["Location"];
-            /**
-             * @description When true, pages are served only from the service's existing cache and no request is ever made
-             *     to the target site; a page that is not cached fails instead of being fetched. Lockdown requests
-             *     are also handled with zero data retention.
-             * @default false
-             */
-            lockdown?: boolean;
-            /**
-             * @description Maximum age, in milliseconds, of a cached copy of a page that may be returned instead of
-             *     fetching the page again (default 172800000 ms = 2 days). `0` always fetches the page live.
-             * @default 172800000
-             * @example 3600000
-             */
-            maxAge?: number;
-            /**
-             * @description Minimum age, in milliseconds, that a cached copy of a page must have before it is used. No
-             *     minimum applies when omitted.
-             * @example 86400000
-             */
-            minAge?: number;
-            /**
-             * @description When true, pages are loaded as a mobile device (mobile viewport and user agent).
-             * @default false
-             */
-            mobile?: boolean;
-            /**
-             * @description When true, the output is further cleaned of boilerplate such as cookie banners, ads and share widgets.
-             * @default false
-             */
-            onlyCleanContent?: boolean;
-            /**
-             * @description When true, headers, navigation bars, footers and similar page furniture are left out of the output.
-             * @default true
-             */
-            onlyMainContent?: boolean;
-            /**
-             * @description File parsers applied to non-HTML documents found by the crawl. With the default `["pdf"]`, PDF
-             *     files are converted to text (billed per PDF page); send `[]` to skip PDF parsing.
-             * @default [
-             *       "pdf"
-             *     ]
-             */
-            parsers?: string[];
             /** @description A saved browser profile (cookies, local storage, logins) loaded before each page is scraped. */
             profile?: {
                 /**
@@ -923,55 +822,10 @@ export interface components {
                  * @example shop-login
                  */
                 name: string;
-                /**
-                 * @description When true, changes the scrape makes to the profile (for example refreshed cookies) are saved back to it.
-                 * @default false
-                 */
+                /** @description When true, changes the scrape makes to the profile (for example refreshed cookies) are saved back to it. */
                 saveChanges?: boolean;
             };
-            /**
-             * @description Proxy type used to fetch pages. `basic`: fast proxies for sites without anti-bot measures.
-             *     `stealth` and `enhanced`: slower proxies for sites with anti-bot measures (they may cost more
-             *     credits). `auto`: try `basic` first and retry with a stronger proxy when the page is blocked.
-             * @default auto
-             * @enum {string}
-             */
-            proxy?: "basic" | "stealth" | "enhanced" | "auto";
-            /**
-             * @description When true, personally identifiable information (names, e-mail addresses, phone numbers, ...) is redacted from the output.
-             * @default false
-             */
-            redactPII?: boolean;
-            /**
-             * @description When true, images embedded as base64 data URIs are replaced by a short placeholder in the output.
-             * @default true
-             */
-            removeBase64Images?: boolean;
-            /**
-             * @description When true, TLS certificate errors (expired or self-signed certificates) do not stop the page from being scraped.
-             * @default true
-             */
-            skipTlsVerification?: boolean;
-            /**
-             * @description When true, the scraped pages are stored in the service's cache so that later requests (see `maxAge`) can reuse them.
-             * @default true
-             */
-            storeInCache?: boolean;
-            threatProtection?: components["schemas"]["ThreatProtection"];
-            /**
-             * @description Maximum time allowed for scraping one page, in milliseconds (1000 to 300000, default 60000).
-             * @default 60000
-             * @example 30000
-             */
-            timeout?: number;
-            /**
-             * @description Extra time to wait after the page has loaded before its content is captured, in milliseconds
-             *     (0 to 60000). It must not exceed half of `timeout`.
-             * @default 0
-             * @example 1000
-             */
-            waitFor?: number;
-        };
+        } & components["schemas"]["ScrapeOptions"];
         /**
          * MonitorScrapeTarget
          * @description A fixed list of pages scraped on every check.
@@ -1037,22 +891,22 @@ export interface components {
             /** @description Events delivered to the webhook. */
             events?: ("monitor.page" | "monitor.check.completed")[];
             /**
-             * @description Extra HTTP headers sent with every webhook call (header name to value).
+             * @description Extra HTTP headers sent with every webhook call, keyed by header name. The service describes this member as an object and does not restrict its values.
              * @example {
              *       "X-Hook-Secret": "s3cr3t"
              *     }
              */
             headers?: {
-                [key: string]: string;
+                [key: string]: unknown;
             };
             /**
-             * @description Key-value pairs echoed back in every webhook payload.
+             * @description Key-value pairs echoed back in every webhook payload. Values may be any JSON value.
              * @example {
              *       "team": "pricing"
              *     }
              */
             metadata?: {
-                [key: string]: string;
+                [key: string]: unknown;
             };
             /**
              * Format: uri
@@ -1068,18 +922,13 @@ export interface components {
         PdfAction: {
             /**
              * @description Paper size of the PDF.
-             * @default Letter
              * @enum {string}
              */
             format?: "A0" | "A1" | "A2" | "A3" | "A4" | "A5" | "A6" | "Letter" | "Legal" | "Tabloid" | "Ledger";
-            /**
-             * @description When true, the PDF pages are in landscape orientation.
-             * @default false
-             */
+            /** @description When true, the PDF pages are in landscape orientation. */
             landscape?: boolean;
             /**
              * @description Scale factor applied to the page when rendering (1 is 100 %).
-             * @default 1
              * @example 0.8
              */
             scale?: number;
@@ -1123,8 +972,9 @@ export interface components {
         ScrapeFormat: components["schemas"]["FormatName"] | components["schemas"]["FormatObject"];
         /**
          * ScrapeOptions
-         * @description Options applied to every page the crawl scrapes. All members are optional; the defaults are those
-         *     listed. Unknown members are rejected with `400`.
+         * @description Options applied to every page scraped. All members are optional; the defaults are those listed.
+         *     The object is closed where it is used (a crawl's `scrapeOptions`, a monitor target's
+         *     `scrapeOptions`): members other than those listed there are rejected.
          */
         ScrapeOptions: {
             /** @description Browser actions (wait, click, type, scroll, ...) performed in order on each page before its content is captured. */
@@ -1223,20 +1073,14 @@ export interface components {
              * @enum {string}
              */
             proxy?: "basic" | "stealth" | "enhanced" | "auto";
-            /**
-             * @description When true, personally identifiable information (names, e-mail addresses, phone numbers, ...) is redacted from the output.
-             * @default false
-             */
+            /** @description When true, personally identifiable information (names, e-mail addresses, phone numbers, ...) is redacted from the output. */
             redactPII?: boolean;
             /**
              * @description When true, images embedded as base64 data URIs are replaced by a short placeholder in the output.
              * @default true
              */
             removeBase64Images?: boolean;
-            /**
-             * @description When true, TLS certificate errors (expired or self-signed certificates) do not stop the page from being scraped.
-             * @default true
-             */
+            /** @description When true, TLS certificate errors (expired or self-signed certificates) do not stop the page from being scraped. */
             skipTlsVerification?: boolean;
             /**
              * @description When true, the scraped pages are stored in the service's cache so that later requests (see `maxAge`) can reuse them.
@@ -1252,7 +1096,8 @@ export interface components {
             timeout?: number;
             /**
              * @description Extra time to wait after the page has loaded before its content is captured, in milliseconds
-             *     (0 to 60000). It must not exceed half of `timeout`.
+             *     (0 to 60000). It must not exceed half of `timeout` (half of the default 60000 when `timeout` is
+             *     omitted).
              * @default 0
              * @example 1000
              */
@@ -1263,10 +1108,7 @@ export interface components {
          * @description Take a screenshot of the page at this point of the action sequence.
          */
         ScreenshotAction: {
-            /**
-             * @description When true, capture the whole scrollable page instead of the visible viewport.
-             * @default false
-             */
+            /** @description When true, capture the whole scrollable page instead of the visible viewport. */
             fullPage?: boolean;
             /**
              * @description JPEG quality of the screenshot, from 0 to 100.
@@ -1299,7 +1141,6 @@ export interface components {
         ScrollAction: {
             /**
              * @description Direction to scroll.
-             * @default down
              * @enum {string}
              */
             direction?: "up" | "down";
@@ -1318,7 +1159,7 @@ export interface components {
          * ThreatProtection
          * @description Per-request override of the team's threat protection policy (which blocks pages judged malicious).
          *     Only the members you send replace the policy's values; the team's policy must allow request
-         *     overrides. Members other than those listed are ignored.
+         *     overrides. Unknown members are rejected with `400`.
          */
         ThreatProtection: {
             /**
@@ -1337,7 +1178,7 @@ export interface components {
              */
             blockedTlds?: string[];
             /**
-             * @description Pages whose risk score (0 to 100) is at or above this value are blocked.
+             * @description Pages whose risk score (a normalized score from 0 to 100, not necessarily whole) is at or above this value are blocked.
              * @example 70
              */
             riskScoreThreshold?: number;
@@ -1391,9 +1232,17 @@ export interface components {
             success: true;
         };
         /**
+         * UsageErrorResponse
+         * @description The error body of the team usage operations (token usage, historical credit usage): the common
+         *     error body, where `success: false` is always sent.
+         */
+        UsageErrorResponse: WithRequired<components["schemas"]["ErrorResponse"], "success">;
+        /**
          * ValidationError
          * @description The request did not pass validation (a required member missing, a value out of range, an unknown
-         *     body member, a malformed parameter, ...). `details` says exactly what and where.
+         *     body member, a malformed parameter, ...). `details` says exactly what and where. `error` is
+         *     usually `Bad Request`, or "Unrecognized key in body -- please review the v2 API documentation
+         *     for request body changes" when the body has members the service does not know.
          */
         ValidationError: {
             /**
@@ -1403,19 +1252,7 @@ export interface components {
             code: "BAD_REQUEST";
             /** @description One entry per problem found. */
             details: components["schemas"]["ValidationIssue"][];
-            /**
-             * @description Summary of the problem: usually `Bad Request`; the message below when the body has members the
-             *     service does not know; or the message of a rule specific to one member.
-             * @example Bad Request
-             * @example Unrecognized key in body -- please review the v2 API documentation for request body changes
-             */
-            error: string;
-            /**
-             * @description Always `false` on an error.
-             * @constant
-             */
-            success: false;
-        };
+        } & components["schemas"]["ErrorResponse"];
         /**
          * ValidationIssue
          * @description One validation problem. Members beyond those listed may be present, depending on `code`.
@@ -1477,7 +1314,7 @@ export interface components {
         } & (unknown | unknown);
         /**
          * Webhook
-         * @description A webhook the service calls with crawl events. Members other than those listed are ignored.
+         * @description A webhook the service calls with crawl events. Unknown members are rejected with `400`.
          */
         Webhook: {
             /**
@@ -1551,7 +1388,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["JobErrorResponse"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -1564,7 +1401,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["JobErrorResponse"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The service failed while reading the team's historical credit usage. Retry later with exponential back-off. */
@@ -1573,7 +1410,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorResponse"];
+                "application/json": components["schemas"]["UsageErrorResponse"];
             };
         };
         /** @description A request with the same `x-idempotency-key` was already accepted; no new crawl was started. Use a new key for a new crawl. */
@@ -1600,19 +1437,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ValidationError"];
+                "application/json": components["schemas"]["ValidationError"] & components["schemas"]["UsageErrorResponse"];
             };
         };
-        /**
-         * @description The crawl job id in the path is not a UUID.
-         *     Live service: also sends `success: false`.
-         */
+        /** @description The crawl job id in the path is not a UUID. */
         InvalidCrawlId: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["JobErrorResponse"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The monitor id in the path is not a UUID. */
@@ -1669,13 +1503,25 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description The request, or its headers, did not arrive completely within the server's time limit, so it was
+         *     not processed. Send the request again, in one piece. The time limit is a setting of the server.
+         */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The service failed while reading the team's token usage. Retry later with exponential back-off. */
         TokenUsageInternalError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorResponse"];
+                "application/json": components["schemas"]["UsageErrorResponse"];
             };
         };
         /** @description The service has no token usage record for the team (for example a team created moments ago). Retry later. */
@@ -1684,7 +1530,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorResponse"];
+                "application/json": components["schemas"]["UsageErrorResponse"];
             };
         };
         /** @description The API key is missing or not valid. Send `Authorization: Bearer <API key>` with a key of your team. */
@@ -1694,6 +1540,43 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The team sent more requests than its rate limit allows. Wait, then retry with exponential
+         *     back-off. Like every error of the team usage operations, the body carries `success: false`.
+         */
+        UsageRateLimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UsageErrorResponse"];
+            };
+        };
+        /**
+         * @description The request, or its headers, did not arrive completely within the server's time limit, so it was
+         *     not processed. Send the request again. Like every error of the team usage operations, the body
+         *     carries `success: false`.
+         */
+        UsageRequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UsageErrorResponse"];
+            };
+        };
+        /**
+         * @description The API key is missing or not valid. Send `Authorization: Bearer <API key>` with a key of your
+         *     team. Like every error of the team usage operations, the body carries `success: false`.
+         */
+        UsageUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UsageErrorResponse"];
             };
         };
     };
@@ -1712,8 +1595,7 @@ export interface components {
         /**
          * @description Optional UUID chosen by the client to make retries safe. The first request with a given key starts
          *     the crawl; any later request with the same key is refused with `409` ("Idempotency key already
-         *     used") instead of starting a second crawl. The official JavaScript SDK does not send this header
-         *     for `startCrawl`.
+         *     used") instead of starting a second crawl.
          * @example 5f0d2c8e-3b7a-4e19-9c64-1a2b3c4d5e6f
          */
         idempotencyKey: string;
@@ -1748,7 +1630,6 @@ export type HistoricalCreditUsageResponse = components['schemas']['HistoricalCre
 export type InteractSession = components['schemas']['InteractSession'];
 export type InteractSessionList = components['schemas']['InteractSessionList'];
 export type InvalidJsonError = components['schemas']['InvalidJsonError'];
-export type JobErrorResponse = components['schemas']['JobErrorResponse'];
 export type Location = components['schemas']['Location'];
 export type Monitor = components['schemas']['Monitor'];
 export type MonitorCrawlTarget = components['schemas']['MonitorCrawlTarget'];
@@ -1771,6 +1652,7 @@ export type ScrollAction = components['schemas']['ScrollAction'];
 export type ThreatProtection = components['schemas']['ThreatProtection'];
 export type TokenUsage = components['schemas']['TokenUsage'];
 export type TokenUsageResponse = components['schemas']['TokenUsageResponse'];
+export type UsageErrorResponse = components['schemas']['UsageErrorResponse'];
 export type ValidationError = components['schemas']['ValidationError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type WaitAction = components['schemas']['WaitAction'];
@@ -1790,9 +1672,13 @@ export type ResponseMonitorNotFound = components['responses']['MonitorNotFound']
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponsePaymentRequired = components['responses']['PaymentRequired'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
 export type ResponseTokenUsageInternalError = components['responses']['TokenUsageInternalError'];
 export type ResponseTokenUsageNotFound = components['responses']['TokenUsageNotFound'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseUsageRateLimited = components['responses']['UsageRateLimited'];
+export type ResponseUsageRequestTimeout = components['responses']['UsageRequestTimeout'];
+export type ResponseUsageUnauthorized = components['responses']['UsageUnauthorized'];
 export type ParameterByApiKey = components['parameters']['byApiKey'];
 export type ParameterCrawlId = components['parameters']['crawlId'];
 export type ParameterIdempotencyKey = components['parameters']['idempotencyKey'];
@@ -1828,6 +1714,7 @@ export interface operations {
             400: components["responses"]["InvalidSessionFilter"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1839,8 +1726,7 @@ export interface operations {
                 /**
                  * @description Optional UUID chosen by the client to make retries safe. The first request with a given key starts
                  *     the crawl; any later request with the same key is refused with `409` ("Idempotency key already
-                 *     used") instead of starting a second crawl. The official JavaScript SDK does not send this header
-                 *     for `startCrawl`.
+                 *     used") instead of starting a second crawl.
                  * @example 5f0d2c8e-3b7a-4e19-9c64-1a2b3c4d5e6f
                  */
                 "x-idempotency-key"?: components["parameters"]["idempotencyKey"];
@@ -1867,6 +1753,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyUsed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -1900,6 +1787,7 @@ export interface operations {
             400: components["responses"]["InvalidCrawlId"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CrawlJobNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["CrawlAlreadyCompleted"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1933,6 +1821,7 @@ export interface operations {
             400: components["responses"]["InvalidSessionFilter"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1964,6 +1853,7 @@ export interface operations {
             400: components["responses"]["InvalidMonitorId"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["MonitorNotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1994,8 +1884,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidByApiKey"];
-            401: components["responses"]["Unauthorized"];
-            429: components["responses"]["RateLimited"];
+            401: components["responses"]["UsageUnauthorized"];
+            408: components["responses"]["UsageRequestTimeout"];
+            429: components["responses"]["UsageRateLimited"];
             500: components["responses"]["HistoricalCreditUsageInternalError"];
         };
     };
@@ -2017,10 +1908,14 @@ export interface operations {
                     "application/json": components["schemas"]["TokenUsageResponse"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UsageUnauthorized"];
             404: components["responses"]["TokenUsageNotFound"];
-            429: components["responses"]["RateLimited"];
+            408: components["responses"]["UsageRequestTimeout"];
+            429: components["responses"]["UsageRateLimited"];
             500: components["responses"]["TokenUsageInternalError"];
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

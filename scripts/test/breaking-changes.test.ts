@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module of the repository's tooling, without type declarations
-import { findBreakingChanges } from "../../scripts/breaking-changes.mjs";
+import { findBreakingChanges } from "../breaking-changes.mjs";
 
 type Finding = { where: string; change: string };
-const specDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const specDir = path.dirname(createRequire(import.meta.url).resolve("@api-contracts/spec/package.json"));
 const released = JSON.parse(readFileSync(path.join(specDir, "dist/webdata.openapi.json"), "utf8"));
 
 function changed(edit: (document: any) => void): Finding[] {

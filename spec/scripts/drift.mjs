@@ -7,10 +7,13 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
-import { repoRoot } from "./apis.mjs";
+import { fileURLToPath } from "node:url";
+
+// Paths are relative to the spec package; git reads them relative to its working directory.
+const specDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 function git(args) {
-  return execFileSync("git", args, { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  return execFileSync("git", args, { cwd: specDir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
 }
 
 function insideGitCheckout() {
@@ -40,18 +43,18 @@ function isTracked(file) {
 }
 
 /**
- * @param {{ file: string, fresh: string, sources: string[] }} target repo-relative paths
+ * @param {{ file: string, fresh: string, sources: string[] }} target paths relative to spec/
  * @returns {{ stale: boolean, comparedWith: "HEAD" | "working tree", reason?: string }}
  */
 export function checkDrift({ file, fresh, sources }) {
   if (insideGitCheckout() && sourcesUnchangedSinceHead(sources)) {
     if (!isTracked(file)) return { stale: true, comparedWith: "HEAD", reason: `${file} is not committed` };
-    const committed = git(["show", `HEAD:${file}`]);
+    const committed = git(["show", `HEAD:./${file}`]);
     return committed === fresh
       ? { stale: false, comparedWith: "HEAD" }
       : { stale: true, comparedWith: "HEAD", reason: `committed ${file} differs from a fresh generation` };
   }
-  const onDisk = path.join(repoRoot, file);
+  const onDisk = path.join(specDir, file);
   if (!existsSync(onDisk)) return { stale: true, comparedWith: "working tree", reason: `${file} does not exist` };
   return readFileSync(onDisk, "utf8") === fresh
     ? { stale: false, comparedWith: "working tree" }
