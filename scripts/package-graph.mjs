@@ -55,7 +55,17 @@ function isImportMetaUrl(node) {
 export function referencesIn(file, text = readFileSync(file, "utf8")) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found = [];
-  const literal = (node) => (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined);
+  const literal = (node) => {
+    if (!node) return undefined;
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+    // `@scope/name/${file}` still names its package: the part before the first substitution does.
+    if (ts.isTemplateExpression(node)) {
+      const head = node.head.text;
+      const name = packageOf(head);
+      if (name && head.startsWith(`${name}/`)) return head;
+    }
+    return undefined;
+  };
   const at = (node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
   const visit = (node) => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {

@@ -81,9 +81,21 @@ describe("the graph check itself", () => {
         `import.meta.resolve("p5");`,
         `await import("p6");`,
         `import type { T } from "p7";`,
+        "require.resolve(`@scope/p8/${name}.json`);",
+        "require(`${base}/index.js`);",
       ].join("\n"),
     );
-    expect(refs.map((r: { specifier?: string }) => r.specifier)).toEqual(["p1", "p2", "p3", "p4/package.json", "p5", "p6", "p7"]);
+    expect(refs.map((r: { specifier?: string; hidden?: boolean }) => r.specifier ?? "hidden")).toEqual([
+      "p1",
+      "p2",
+      "p3",
+      "p4/package.json",
+      "p5",
+      "p6",
+      "p7",
+      "@scope/p8/",
+      "hidden",
+    ]);
   });
 
   it("finds one cycle per strongly connected group", () => {

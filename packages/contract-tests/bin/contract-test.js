@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-
-const cli = new URL("../dist/cli.js", import.meta.url);
-if (!existsSync(fileURLToPath(cli))) {
+let main;
+try {
+  ({ main } = await import("../dist/cli.js"));
+} catch (error) {
+  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("dist/cli.js")) throw error;
   process.stderr.write("contract-test: the kit is not built yet; run `npm run build` from the repository root first.\n");
   process.exit(2);
 }
-const { main } = await import(cli.href);
 process.exitCode = await main(process.argv.slice(2));
