@@ -1,7 +1,17 @@
 /** Where the built pages live: the package's dist/ folder. */
 export declare const defaultRoot: string;
 
-/** Maps a request path to a file inside root, or null when it would leave root. */
+/** The server's limits (see the README's table); the timeouts are the defaults of the options below. */
+export declare const limits: Readonly<{
+  maxUrlLength: number;
+  maxHeaderSize: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  idleTimeout: number;
+  keepAliveTimeout: number;
+}>;
+
+/** Maps a request path to a file inside root, or null when it would leave root; throws URIError on bad percent-encoding. */
 export declare function resolveInside(root: string, pathname: string): string | null;
 
 export interface DocsServerOptions {
@@ -11,6 +21,12 @@ export interface DocsServerOptions {
   port?: number;
   /** Folder to serve. Default the package's dist/. */
   root?: string;
+  /** Milliseconds until a request's headers must be complete (408 after). Default 10 000. */
+  headersTimeout?: number;
+  /** Milliseconds until a whole request must be in (408 after). Default 30 000. */
+  requestTimeout?: number;
+  /** Milliseconds a connection may make no progress before it is closed. Default 60 000. */
+  idleTimeout?: number;
 }
 
 export interface DocsServer {

@@ -1,37 +1,70 @@
 // The code samples every operation shows: curl derived from the operation itself, and the
 // hand-written TypeScript file samples/<operationId>.ts that the tests type-check against the
 // typed clients.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { listOperations, resolveRef } from "./openapi.mjs";
+import { escapePointer, follow, isObject, resolvePointer, walkOperations } from "@api-contracts/contract-core";
 
-/** @typedef {import("./openapi.mjs").Operation} Operation */
-/** @typedef {import("./apis.mjs").DocsApi} DocsApi */
+/** @typedef {import("@api-contracts/contract-core").WalkedOperation} WalkedOperation */
+/** @typedef {import("@api-contracts/contract-core").WalkedParameter} WalkedParameter */
+/** @typedef {import("@api-contracts/contract-core").NamedExample} NamedExample */
+/** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
+/** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */
 
 /**
- * The value a reader would most likely send: the first named example, then `example`, then the
- * schema's own example, default or first enum member.
- * @param {any} document
- * @param {any} holder a parameter or a media type object
- * @returns {{ found: boolean, value?: any }}
+ * The value a reader would most likely send: the first documented example, then the schema's own
+ * example, default or first enum member.
+ * @param {JsonObject} document
+ * @param {NamedExample[]} examples as the walker lists them: named examples, then `example`
+ * @param {string | undefined} schemaPointer
+ * @returns {{ found: boolean, value?: unknown }}
  */
-export function firstExample(document, holder) {
-  const examples = holder?.examples;
-  if (examples && typeof examples === "object" && !Array.isArray(examples)) {
-    for (const raw of Object.values(examples)) {
-      const example = resolveRef(document, raw);
-      if (example && "value" in example) return { found: true, value: example.value };
-    }
-  }
-  if (holder && "example" in holder) return { found: true, value: holder.example };
-  const schema = resolveRef(document, holder?.schema);
-  if (schema && typeof schema === "object") {
+export function firstExample(document, examples, schemaPointer) {
+  if (examples.length > 0) return { found: true, value: examples[0]?.value };
+  const schema = schemaPointer === undefined ? undefined : follow(document, resolvePointer(document, schemaPointer), schemaPointer).node;
+  if (isObject(schema)) {
     if (Array.isArray(schema.examples) && schema.examples.length > 0) return { found: true, value: schema.examples[0] };
     if ("example" in schema) return { found: true, value: schema.example };
     if ("default" in schema) return { found: true, value: schema.default };
     if (Array.isArray(schema.enum) && schema.enum.length > 0) return { found: true, value: schema.enum[0] };
   }
   return { found: false };
+}
+
+/**
+ * A parameter's documented examples in the walker's order (the walker lists them for media types
+ * only); `examples` entries go through their `$ref`s.
+ * @param {JsonObject} document
+ * @param {WalkedParameter} parameter
+ * @returns {NamedExample[]}
+ */
+function parameterExamples(document, parameter) {
+  const { object } = parameter;
+  const named = isObject(object.examples) ? Object.entries(object.examples) : [];
+  const found = named.flatMap(([name, raw]) => {
+    const { node } = follow(document, raw, "");
+    return isObject(node) && Object.hasOwn(node, "value") ? [{ name, value: node.value }] : [];
+  });
+  return Object.hasOwn(object, "example") ? [...found, { name: "example", value: object.example }] : found;
+}
+
+/**
+ * @param {JsonObject} document
+ * @param {WalkedParameter | undefined} parameter
+ */
+function parameterExample(document, parameter) {
+  return parameter ? firstExample(document, parameterExamples(document, parameter), parameter.schema) : { found: false };
+}
+
+/**
+ * The JSON body a sample sends: the request's first documented example; undefined when the
+ * operation takes no JSON body.
+ * @param {JsonObject} document
+ * @param {WalkedOperation} op
+ */
+export function jsonBodyExample(document, op) {
+  const media = op.requestBody?.media.find((entry) => entry.mediaType === "application/json");
+  return media && firstExample(document, media.examples, media.schema);
 }
 
 /**
@@ -45,17 +78,17 @@ function shellQuote(text) {
 /**
  * The curl command for one operation: method, URL with example path and required query values, the
  * credentials its security scheme asks for, and the request's first named example as the body.
- * @param {any} document
- * @param {Operation} op
- * @param {Pick<DocsApi, "keyEnv">} api
+ * @param {JsonObject} document
+ * @param {WalkedOperation} op
+ * @param {Pick<ApiDefinition, "keyEnv">} api
  * @returns {string}
  */
 export function curlSample(document, op, api) {
-  const server = String((op.operation.servers ?? document.servers ?? [{ url: "" }])[0]?.url ?? "").replace(/\/+$/, "");
+  const servers = /** @type {{ url?: string }[] | undefined} */ (op.operation.servers ?? document.servers);
+  const server = String(servers?.[0]?.url ?? "").replace(/\/+$/, "");
   let globbing = false;
   const urlPath = op.path.replace(/\{([^}]+)\}/g, (_match, name) => {
-    const parameter = op.parameters.find((p) => p.in === "path" && p.name === name);
-    const example = firstExample(document, parameter);
+    const example = parameterExample(document, op.parameters.find((p) => p.in === "path" && p.name === name));
     if (!example.found) {
       globbing = true;
       return `{${name}}`;
@@ -65,16 +98,16 @@ export function curlSample(document, op, api) {
   // Only required query parameters: the sample is the shortest call that works.
   const query = new URLSearchParams();
   for (const parameter of op.parameters.filter((p) => p.in === "query" && p.required)) {
-    const example = firstExample(document, parameter);
+    const example = parameterExample(document, parameter);
     query.append(parameter.name, example.found ? String(example.value) : `<${parameter.name}>`);
   }
   const search = query.size > 0 ? `?${query}` : "";
-  const lines = [`curl${globbing ? " --globoff" : ""}${op.method === "get" ? "" : ` -X ${op.method.toUpperCase()}`} ${shellQuote(`${server}${urlPath}${search}`)}`];
+  const lines = [`curl${globbing ? " --globoff" : ""}${op.method === "GET" ? "" : ` -X ${op.method}`} ${shellQuote(`${server}${urlPath}${search}`)}`];
 
-  const requirements = op.operation.security ?? document.security ?? [];
-  const schemeNames = Object.keys(requirements[0] ?? {});
-  for (const schemeName of schemeNames) {
-    const scheme = resolveRef(document, document.components?.securitySchemes?.[schemeName]);
+  const requirements = /** @type {Record<string, unknown>[]} */ (op.operation.security ?? document.security ?? []);
+  for (const schemeName of Object.keys(requirements[0] ?? {})) {
+    const at = `/components/securitySchemes/${escapePointer(schemeName)}`;
+    const scheme = /** @type {any} */ (follow(document, resolvePointer(document, at), at).node);
     if (scheme?.type === "http" && String(scheme.scheme).toLowerCase() === "bearer") {
       lines.push(`-H "Authorization: Bearer $${api.keyEnv}"`);
     } else if (scheme?.type === "http" && String(scheme.scheme).toLowerCase() === "basic") {
@@ -84,16 +117,14 @@ export function curlSample(document, op, api) {
     }
   }
   for (const parameter of op.parameters.filter((p) => p.in === "header" && p.required)) {
-    const example = firstExample(document, parameter);
+    const example = parameterExample(document, parameter);
     lines.push(`-H ${shellQuote(`${parameter.name}: ${example.found ? example.value : ""}`)}`);
   }
 
-  const requestBody = resolveRef(document, op.operation.requestBody);
-  const media = requestBody?.content?.["application/json"];
-  if (media) {
-    const example = firstExample(document, media);
+  const body = jsonBodyExample(document, op);
+  if (body) {
     lines.push(`-H 'Content-Type: application/json'`);
-    if (example.found) lines.push(`-d ${shellQuote(JSON.stringify(example.value, null, 2))}`);
+    if (body.found) lines.push(`-d ${shellQuote(JSON.stringify(body.value, null, 2))}`);
   }
   return lines.join(" \\\n  ");
 }
@@ -123,23 +154,34 @@ export function sampleCoverage(operationIds, sampleFiles) {
 }
 
 /**
- * The sample files in a directory.
+ * The sample files in a directory (none when it does not exist).
  * @param {string} samplesDir
  */
 export function listSampleFiles(samplesDir) {
-  return readdirSync(samplesDir).filter((f) => f.endsWith(".ts"));
+  return existsSync(samplesDir) ? readdirSync(samplesDir).filter((f) => f.endsWith(".ts")) : [];
+}
+
+/**
+ * The operations of a document, refusing one without an operationId: its samples are named by it.
+ * @param {JsonObject} document
+ */
+export function sampledOperations(document) {
+  const operations = walkOperations(document);
+  const unnamed = operations.filter((op) => typeof op.operation.operationId !== "string");
+  if (unnamed.length > 0) throw new Error(`no operationId on ${unnamed.map((op) => `${op.method} ${op.path}`).join(", ")}`);
+  return operations;
 }
 
 /**
  * A copy of the document whose every operation carries `x-codeSamples` (curl and TypeScript).
  * Throws, naming them all, when operations lack a TypeScript sample.
- * @param {any} document
- * @param {Pick<DocsApi, "keyEnv">} api
+ * @param {JsonObject} document
+ * @param {Pick<ApiDefinition, "keyEnv">} api
  * @param {string} samplesDir
  */
 export function withCodeSamples(document, api, samplesDir) {
   const copy = structuredClone(document);
-  const operations = listOperations(copy);
+  const operations = sampledOperations(copy);
   const { missing } = sampleCoverage(operations.map((op) => op.operationId), listSampleFiles(samplesDir));
   if (missing.length > 0) {
     throw new Error(`no TypeScript sample for ${missing.map((id) => `samples/${id}.ts`).join(", ")}`);

@@ -1,10 +1,11 @@
 // The landing page: a hand-written template whose {{placeholders}} are filled from the bundles,
 // so titles, versions and descriptions never disagree with the reference pages.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { listOperations } from "./openapi.mjs";
+import { walkOperations } from "@api-contracts/contract-core";
 
-/** @typedef {import("./apis.mjs").DocsApi} DocsApi */
+/** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
+/** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */
 
 /** @param {unknown} text */
 export function escapeHtml(text) {
@@ -52,38 +53,61 @@ export function fillTemplate(template, values) {
 }
 
 /**
- * @param {{ template: string, cardTemplate: string, apis: { api: DocsApi, document: any }[], quickstartDir: string }} input
+ * Names in running text: `a`, `a and b`, `a, b and c`.
+ * @param {string[]} names
+ */
+export function listInProse(names) {
+  return names.length <= 2 ? names.join(" and ") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/**
+ * @typedef {object} LandingApi
+ * @property {ApiDefinition} api
+ * @property {any} document its bundled description
+ * @property {string[]} downloads files of its description beside the page: `webdata.openapi.json`
+ */
+
+/**
+ * The landing page: a card per API, and a quick start that names every API's mock and client.
+ * @param {{ template: string, cardTemplate: string, apis: LandingApi[], quickstartDir: string }} input
  * @returns {string}
  */
 export function renderLanding({ template, cardTemplate, apis, quickstartDir }) {
-  /** @type {Record<string, string | { html: string }>} */
-  const values = {};
-  const cards = [];
-  for (const { api, document } of apis) {
-    const operations = listOperations(document)
+  const cards = apis.map(({ api, document, downloads }) => {
+    const operations = walkOperations(document)
       .map(
         (op) =>
-          `<li><code>${escapeHtml(`${op.method.toUpperCase()} ${op.path}`)}</code> ${escapeHtml(op.summary)}` +
-          `${op.deprecated ? ' <span class="deprecated">deprecated</span>' : ""}</li>`,
+          `<li><code>${escapeHtml(`${op.method} ${op.path}`)}</code> ${escapeHtml(op.operation.summary ?? "")}` +
+          `${op.operation.deprecated === true ? ' <span class="deprecated">deprecated</span>' : ""}</li>`,
       )
       .join("\n          ");
-    cards.push(
-      fillTemplate(cardTemplate, {
-        name: api.name,
-        title: document.info.title,
-        version: document.info.version,
-        summary: apiSummary(document.info),
-        server: document.servers?.[0]?.url ?? "",
-        operations: { html: operations },
-      }),
-    );
-    Object.assign(values, {
-      [`${api.name}.title`]: document.info.title,
-      [`${api.name}.clientPackage`]: api.clientPackage,
-      [`${api.name}.mockUrl`]: `http://127.0.0.1:${api.mockPort}`,
-      [`${api.name}.quickstart`]: readFileSync(path.join(quickstartDir, `${api.name}.ts`), "utf8").trimEnd(),
+    const links = downloads
+      .map((file) => `<a href="${escapeHtml(file)}" download>OpenAPI (${escapeHtml(path.extname(file).slice(1).toUpperCase())})</a>`)
+      .join("\n          ");
+    return fillTemplate(cardTemplate, {
+      name: api.name,
+      title: document.info.title,
+      version: document.info.version,
+      summary: apiSummary(document.info),
+      server: document.servers?.[0]?.url ?? "",
+      operations: { html: operations },
+      downloads: { html: links },
     });
-  }
-  values.apiCards = { html: cards.join("") };
-  return fillTemplate(template, values);
+  });
+  const titles = apis.map(({ document }) => String(document.info.title));
+  const mockLines = apis.map(({ document, api }) => ({ label: `${document.info.title} mock`, url: `http://127.0.0.1:${api.mockPort}` }));
+  mockLines.push({ label: "these docs", url: "http://127.0.0.1:4000" });
+  const width = Math.max(...mockLines.map(({ label }) => label.length)) + 2;
+  const quickstarts = apis.map(({ api }) => {
+    const file = path.join(quickstartDir, `${api.name}.ts`);
+    if (!existsSync(file)) throw new Error(`no quick start for ${api.name}: write quickstart/${api.name}.ts`);
+    return `<pre><code>${escapeHtml(readFileSync(file, "utf8").trimEnd())}</code></pre>`;
+  });
+  return fillTemplate(template, {
+    apiTitles: listInProse(titles),
+    apiCards: { html: cards.join("") },
+    mockUrls: mockLines.map(({ label, url }) => `# ${label.padEnd(width)}${url}`).join("\n"),
+    clientPackages: { html: listInProse(apis.map(({ api }) => `<code>${escapeHtml(api.client.package)}</code>`)) },
+    quickstarts: { html: quickstarts.join("\n    ") },
+  });
 }

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDocsServer, type DocsServer } from "../server.mjs";
-import { listOperations, resolveRef, type Operation } from "../src/openapi.mjs";
+import { follow, resolvePointer, walkOperations, type WalkedOperation } from "@api-contracts/contract-core";
 import { distDir, loadApis } from "./helpers.js";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -40,11 +40,12 @@ async function openPage(browser: Browser, url: string) {
 }
 
 /** Opens an operation through the sidebar and waits for its heading in the content. */
-async function showOperation(page: Page, document: any, op: Operation) {
-  const link = page.getByRole("link", { name: new RegExp(`^${escapeRegExp(op.summary)}\\s*${op.method}`, "i") }).first();
+async function showOperation(page: Page, document: any, op: WalkedOperation) {
+  const summary = String(op.operation.summary);
+  const link = page.getByRole("link", { name: new RegExp(`^${escapeRegExp(summary)}\\s*${op.method}`, "i") }).first();
   if (!(await link.isVisible())) {
     // Operations sit in collapsed tag groups until their tag is opened.
-    const tag = op.operation.tags?.[0] as string | undefined;
+    const tag = (op.operation.tags as string[] | undefined)?.[0];
     const label = document.tags?.find((t: any) => t.name === tag)?.["x-displayName"] ?? tag;
     await page.getByRole("link", { name: label, exact: true }).first().click();
   }
@@ -52,7 +53,7 @@ async function showOperation(page: Page, document: any, op: Operation) {
   // A heading's text is the summary, plus a badge on deprecated operations.
   await page
     .locator("main :is(h1, h2, h3)")
-    .filter({ hasText: new RegExp(`^${escapeRegExp(op.summary)}\\s*(deprecated)?$`, "i") })
+    .filter({ hasText: new RegExp(`^${escapeRegExp(summary)}\\s*(deprecated)?$`, "i") })
     .first()
     .waitFor({ state: "visible" });
 }
@@ -108,7 +109,7 @@ describe("the pages in headless Chromium", () => {
       try {
         await page.getByRole("heading", { level: 1, name: document.info.title }).waitFor();
         await page.screenshot({ path: path.join(screenshots, `${name}.png`) });
-        const operations = listOperations(document);
+        const operations = walkOperations(document);
         expect(operations.length).toBeGreaterThan(0);
         for (const op of operations) await showOperation(page, document, op);
         expect(problems).toEqual([]);
@@ -120,10 +121,11 @@ describe("the pages in headless Chromium", () => {
 
   it("the check operation offers every named example of its answer", async () => {
     const { api, document } = apis.find((a) => a.api.name === "entitlements")!;
-    const op = listOperations(document).find((o) => o.path === "/v1/balances.check")!;
-    const examples = Object.values(
-      resolveRef(document, resolveRef(document, op.operation.responses["200"]).content["application/json"].examples),
-    ).map((example) => resolveRef(document, example) as { summary: string; value: { allowed: boolean } });
+    const op = walkOperations(document).find((o) => o.path === "/v1/balances.check")!;
+    const answer = op.responses.find((r) => r.status === "200")!.media.find((m) => m.mediaType === "application/json")!;
+    const examples = Object.values((resolvePointer(document, answer.pointer) as { examples: object }).examples).map(
+      (example) => follow(document, example, "").node as { summary: string; value: { allowed: boolean } },
+    );
     expect(examples.length).toBeGreaterThan(1);
 
     const { page, problems, close } = await openPage(browser, `${docs.url}/${api.name}.html`);
@@ -153,7 +155,7 @@ describe("the pages in headless Chromium", () => {
 
   it("a reference page also works opened from disk", async () => {
     const { document } = apis[0]!;
-    const op = listOperations(document)[0]!;
+    const op = walkOperations(document)[0]!;
     const { page, problems, close } = await openPage(browser, pathToFileURL(path.join(distDir, `${apis[0]!.api.name}.html`)).href);
     try {
       await showOperation(page, document, op);

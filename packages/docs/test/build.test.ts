@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { apiSummary, escapeHtml, fillTemplate, firstParagraph } from "../src/landing.mjs";
 import { externalResources, inlineRedocImages } from "../src/offline.mjs";
-import { listOperations } from "../src/openapi.mjs";
+import { bundleFiles, walkOperations } from "@api-contracts/contract-core";
 import { distDir, loadApis } from "./helpers.js";
 
 const apis = loadApis();
@@ -18,8 +18,9 @@ describe("built pages", () => {
 
   it("the downloadable bundles are the bundles spec/ publishes", () => {
     for (const { api } of apis) {
-      expect(read(`${api.name}.openapi.json`)).toBe(readFileSync(api.bundleJson, "utf8"));
-      expect(read(`${api.name}.openapi.yaml`)).toBe(readFileSync(api.bundleYaml, "utf8"));
+      const files = bundleFiles(api)!;
+      expect(read(`${api.name}.openapi.json`)).toBe(readFileSync(files.json, "utf8"));
+      expect(read(`${api.name}.openapi.yaml`)).toBe(readFileSync(files.yaml!, "utf8"));
     }
   });
 
@@ -47,9 +48,9 @@ describe("built pages", () => {
       for (const href of [`${api.name}.html`, `${api.name}.openapi.yaml`, `${api.name}.openapi.json`]) {
         expect(landing).toContain(`href="${href}"`);
       }
-      for (const op of listOperations(document)) expect(landing).toContain(escapeHtml(op.summary));
+      for (const op of walkOperations(document)) expect(landing).toContain(escapeHtml(op.operation.summary));
       expect(landing).toContain(`http://127.0.0.1:${api.mockPort}`);
-      expect(landing).toContain(escapeHtml(`from "${api.clientPackage}"`));
+      expect(landing).toContain(escapeHtml(`from "${api.client.package}"`));
     }
     expect(landing).not.toMatch(/\{\{/);
   });

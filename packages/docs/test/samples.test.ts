@@ -6,21 +6,21 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { follow, resolvePointer, walkOperations } from "@api-contracts/contract-core";
 import {
   curlSample,
-  firstExample,
+  jsonBodyExample,
   listSampleFiles,
   samplePath,
   sampleCoverage,
   withCodeSamples,
 } from "../src/code-samples.mjs";
-import { listOperations, resolveRef } from "../src/openapi.mjs";
 import { distDir, loadApis, packageDir, samplesDir } from "./helpers.js";
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
 const apis = loadApis();
-const allOperations = apis.flatMap(({ api, document }) => listOperations(document).map((op) => ({ api, document, op })));
+const allOperations = apis.flatMap(({ api, document }) => walkOperations(document).map((op) => ({ api, document, op })));
 
 describe("code samples", () => {
   it("every operation of both bundles has a TypeScript sample, and every sample has an operation", () => {
@@ -50,8 +50,8 @@ describe("code samples", () => {
     "the TypeScript sample of %s calls that operation through its API's client",
     (_id, { api, op }) => {
       const source = readFileSync(samplePath(samplesDir, op.operationId), "utf8");
-      expect(source).toContain(`import { ${api.clientFactory} } from "${api.clientPackage}"`);
-      expect(source).toContain(`.${op.method.toUpperCase()}("${op.path}"`);
+      expect(source).toContain(`import { ${api.client.factory} } from "${api.client.package}"`);
+      expect(source).toContain(`.${op.method}("${op.path}"`);
     },
   );
 
@@ -60,7 +60,7 @@ describe("code samples", () => {
       const html = readFileSync(path.join(distDir, `${api.name}.html`), "utf8");
       const definition = html.match(/const __redoc_definition = (.*);\n/)?.[1];
       expect(definition, `${api.name}.html embeds its definition`).toBeDefined();
-      for (const op of listOperations(JSON.parse(definition!))) {
+      for (const op of walkOperations(JSON.parse(definition!))) {
         const samples = op.operation["x-codeSamples"] as { lang: string; source: string }[];
         expect(samples.map((s) => s.lang)).toEqual(["curl", "TypeScript"]);
         expect(samples[0]!.source).toMatch(/^curl /);
@@ -128,14 +128,14 @@ describe("curl samples", () => {
 
   it("builds the check command from the operation: method, URL, bearer key and the first named example", () => {
     const { api, document } = apis.find((a) => a.api.name === "entitlements")!;
-    const op = listOperations(document).find((o) => o.operationId === "checkAccess")!;
+    const op = walkOperations(document).find((o) => o.operationId === "checkAccess")!;
     const command = curlSample(document, op, api);
     expect(command).toMatch(new RegExp(`^curl -X POST '${document.servers[0].url}/v1/balances\\.check'`));
     expect(command).toContain(`-H "Authorization: Bearer $${api.keyEnv}"`);
-    const media = resolveRef(document, op.operation.requestBody).content["application/json"];
-    const firstName = Object.keys(media.examples)[0]!;
+    const media = resolvePointer(document, op.requestBody!.media.find((m) => m.mediaType === "application/json")!.pointer) as any;
+    const named = follow(document, Object.values(media.examples)[0], "").node as { value: unknown };
     const body = command.match(/-d '([\s\S]*)'$/)?.[1];
-    expect(JSON.parse(body!)).toEqual(resolveRef(document, media.examples[firstName]).value);
+    expect(JSON.parse(body!)).toEqual(named.value);
   });
 
   it.each(allOperations.map((entry) => [entry.op.operationId, entry] as const))(
@@ -149,7 +149,7 @@ describe("curl samples", () => {
       });
       expect(captured).toHaveLength(1);
       const request = captured[0]!;
-      expect(request.method).toBe(op.method.toUpperCase());
+      expect(request.method).toBe(op.method);
       const [pathname, search = ""] = request.url.split("?");
       const template = new RegExp(`^${op.path.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/{}]+")}$`);
       expect(pathname).toMatch(template);
@@ -158,10 +158,9 @@ describe("curl samples", () => {
         expect(query.get(parameter.name), `query ${parameter.name}`).not.toBeNull();
       }
       expect(request.authorization).toBe("Bearer key_from_the_environment");
-      const media = resolveRef(document, op.operation.requestBody)?.content?.["application/json"];
-      if (media) {
+      const example = jsonBodyExample(document, op);
+      if (example) {
         expect(request.contentType).toBe("application/json");
-        const example = firstExample(document, media);
         expect(example.found).toBe(true);
         expect(JSON.parse(request.body)).toEqual(example.value);
       } else {

@@ -1,0 +1,118 @@
+// Builds the pages: the landing page, one self-contained Redoc page per registered API (with curl
+// and TypeScript samples on every operation) and each API's bundled description for download.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundleFiles, listApis, loadBundle } from "@api-contracts/contract-core";
+import { listSampleFiles, sampleCoverage, sampledOperations, withCodeSamples } from "./code-samples.mjs";
+import { renderLanding } from "./landing.mjs";
+import { externalResources, inlineRedocImages } from "./offline.mjs";
+
+/** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
+
+const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(import.meta.url);
+const redoclyBin = path.join(path.dirname(require.resolve("@redocly/cli/package.json")), "bin", "cli.js");
+
+/**
+ * The description's files beside its page: the bundles `spec/` publishes, or the JSON of an API
+ * whose description is held in memory.
+ * @param {ApiDefinition} api
+ * @param {any} document
+ * @param {string} outDir
+ * @returns {string[]} the file names written
+ */
+function writeDownloads(api, document, outDir) {
+  const files = bundleFiles(api);
+  if (!files) {
+    writeFileSync(path.join(outDir, `${api.name}.openapi.json`), `${JSON.stringify(document, null, 2)}\n`);
+    return [`${api.name}.openapi.json`];
+  }
+  const written = [];
+  for (const [extension, source] of [["yaml", files.yaml], ["json", files.json]]) {
+    if (source === undefined) continue;
+    copyFileSync(source, path.join(outDir, `${api.name}.openapi.${extension}`));
+    written.push(`${api.name}.openapi.${extension}`);
+  }
+  return written;
+}
+
+/**
+ * @param {string} label
+ * @param {string} html
+ */
+function refuseExternal(label, html) {
+  const external = externalResources(html);
+  if (external.length > 0) throw new Error(`${label} would load from other hosts: ${external.join(", ")}`);
+}
+
+/**
+ * Builds the pages of every given API into outDir, replacing what was there.
+ * @param {{ apis?: ApiDefinition[], outDir?: string, samplesDir?: string, quickstartDir?: string, templatesDir?: string, log?: (line: string) => void }} [options]
+ * @returns {{ files: string[] }} the files written, relative to outDir
+ */
+export function buildDocs({
+  apis = listApis(),
+  outDir = path.join(packageDir, "dist"),
+  samplesDir = path.join(packageDir, "samples"),
+  quickstartDir = path.join(packageDir, "quickstart"),
+  templatesDir = path.join(packageDir, "templates"),
+  log = () => {},
+} = {}) {
+  const documents = apis.map((api) => ({ api, document: /** @type {any} */ (loadBundle(api)) }));
+
+  // A sample left behind after an operation is renamed would be type-checked but never shown.
+  const { orphaned } = sampleCoverage(
+    documents.flatMap(({ document }) => sampledOperations(document).map((op) => op.operationId)),
+    listSampleFiles(samplesDir),
+  );
+  if (orphaned.length > 0) {
+    throw new Error(`samples without an operation: ${orphaned.map((id) => `samples/${id}.ts`).join(", ")}`);
+  }
+
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const files = [];
+  const landingApis = [];
+  const workDir = mkdtempSync(path.join(tmpdir(), "docs-build-"));
+  try {
+    for (const { api, document } of documents) {
+      const input = path.join(workDir, `${api.name}.openapi.json`);
+      writeFileSync(input, JSON.stringify(withCodeSamples(document, api, samplesDir)));
+      const output = path.join(outDir, `${api.name}.html`);
+      execFileSync(
+        process.execPath,
+        [redoclyBin, "build-docs", input, "--inlineBundle", "--title", `${document.info.title} reference`, "-o", output],
+        {
+          cwd: workDir,
+          // Telemetry would be a request to another host from the build and from every page view.
+          env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
+      const html = inlineRedocImages(readFileSync(output, "utf8"));
+      refuseExternal(`${api.name}.html`, html);
+      writeFileSync(output, html);
+      const downloads = writeDownloads(api, document, outDir);
+      files.push(`${api.name}.html`, ...downloads);
+      landingApis.push({ api, document, downloads });
+      log(`built ${api.name}.html`);
+    }
+    const landing = renderLanding({
+      template: readFileSync(path.join(templatesDir, "index.html"), "utf8"),
+      cardTemplate: readFileSync(path.join(templatesDir, "api-card.html"), "utf8"),
+      apis: landingApis,
+      quickstartDir,
+    });
+    refuseExternal("index.html", landing);
+    writeFileSync(path.join(outDir, "index.html"), landing);
+    files.push("index.html");
+    log("built index.html");
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  return { files };
+}
