@@ -152,10 +152,12 @@ describe("entitlements reference server under hostile input", () => {
     expectError(await track("idem-c"), 409, "duplicate_idempotency_key", TRACK);
   });
 
-  it("sizes before reading: a declared Content-Length over the limit is 413 payload_too_large at once, without the body", async () => {
-    const answer = await rawRequest(api.server.url, `POST ${CHECK} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{`);
-    expectError(answer, 413, "payload_too_large");
-    expect(answer.headers.connection).toBe("close");
+  it("sizes before reading: a declared Content-Length over the limit is 413 payload_too_large at once, on any path, without the body", async () => {
+    for (const target of [CHECK, "/v1/no-such-operation"]) {
+      const answer = await rawRequest(api.server.url, `POST ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{`);
+      expectError(answer, 413, "payload_too_large");
+      expect(answer.headers.connection).toBe("close");
+    }
   });
 
   it("timeouts: a body that trickles in past the request timeout is answered 408 request_timeout", async () => {
