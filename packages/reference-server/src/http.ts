@@ -81,9 +81,6 @@ export function addressUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** Headers of a response that also ends the connection, so an unread body is never waited for. */
-const CLOSE = { connection: "close" } as const;
-
 function reasonOfClientError(code: string | undefined): string {
   if (code === "HPE_HEADER_OVERFLOW") return "the request line or headers are larger than 16 KB";
   if (code === "HPE_INVALID_CHUNK_SIZE" || code === "HPE_INVALID_EOF_STATE") return "the chunked body is not valid chunked encoding";
@@ -153,12 +150,11 @@ export function createApp(dialect: Dialect, limits: HttpLimits): FastifyInstance
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string; malformedJson?: boolean }, _request, reply) => {
     let answer: Answer;
     if (error.malformedJson) answer = dialect.malformedJson();
+    // Fastify raises this from a declared Content-Length before reading the body, and Node then
+    // closes the connection instead of reading the rest.
     else if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") answer = dialect.tooLarge();
     else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) answer = dialect.badRequest("the request body could not be read");
     else answer = dialect.internal();
-    // Fastify refuses a declared Content-Length over the limit before reading; closing the
-    // connection keeps Node from reading the rest of the body to reuse it.
-    if (answer.status === 413) void reply.headers(CLOSE);
     void reply.code(answer.status).send(answer.body);
   });
   app.setNotFoundHandler((request, reply) => {
