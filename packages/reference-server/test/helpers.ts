@@ -1,4 +1,9 @@
 import { connect, type Socket } from "node:net";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { SpecValidators, type ApiName } from "../src/spec.js";
 import { startReferenceServer, type ReferenceServerOptions, type ReferenceServer } from "../src/index.js";
 
@@ -88,4 +93,28 @@ export function rawRequest(url: string, request: string, then?: (socket: Socket)
     });
     socket.write(request, () => then?.(socket));
   });
+}
+
+/**
+ * Runs a TypeScript module in a child process and returns what it printed; a run that does not
+ * finish within `timeoutMs` fails, so that a runaway computation fails a test instead of freezing the run.
+ */
+export async function runIsolated(source: string, timeoutMs = 30_000): Promise<string> {
+  const tsx = path.resolve(import.meta.dirname, "../../../node_modules/tsx/dist/cli.mjs");
+  const dir = mkdtempSync(path.join(tmpdir(), "isolated-"));
+  try {
+    writeFileSync(path.join(dir, "run.mts"), source);
+    const { stdout } = await promisify(execFile)(process.execPath, [tsx, path.join(dir, "run.mts")], { timeout: timeoutMs });
+    return stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Absolute import specifier of a source module of this package, for {@link runIsolated}. */
+export const sourceModule = (name: string): string => JSON.stringify(path.resolve(import.meta.dirname, "../src", name));
+
+/** The bytes of an authenticated JSON POST that asks the server to close the connection after answering. */
+export function rawPost(apiKey: string, target: string, body: string): string {
+  return `POST ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -1,12 +1,7 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultFixtures, MAX_REPORTED_ERRORS } from "../src/index.js";
 import { SpecValidators } from "../src/spec.js";
-import { manualClock, rawRequest, startApi, type ApiUnderTest, type RawAnswer } from "./helpers.js";
+import { manualClock, rawPost, rawRequest, runIsolated, sourceModule, startApi, type ApiUnderTest, type RawAnswer } from "./helpers.js";
 
 const ids = defaultFixtures.entitlements;
 const CHECK = "/v1/balances.check";
@@ -25,9 +20,7 @@ function expectError(answer: { status: number; body: any; text?: string }, statu
   if (documented && status !== 408 && status !== 413) expect(documented(answer.body), JSON.stringify(documented.errors)).toBe(true);
 }
 
-function post(path: string, body: string, extra = ""): string {
-  return `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`;
-}
+const post = (target: string, body: string): string => rawPost(KEY, target, body);
 
 describe("entitlements reference server under hostile input", () => {
   const clock = manualClock();
@@ -56,18 +49,9 @@ describe("entitlements reference server under hostile input", () => {
 
   it("linear-time parsing: a 1 MB 'Bearer<spaces>a b' header is refused by a one-pass parser (a backtracking pattern would take about half an hour)", async () => {
     // In a child process, so that a regression shows as a failed test rather than a frozen run.
-    const tsx = path.resolve(import.meta.dirname, "../../../node_modules/tsx/dist/cli.mjs");
-    const script = `import { entitlementsDialect } from ${JSON.stringify(path.resolve(import.meta.dirname, "../src/errors.ts"))};
-      const hostile = "Bearer" + " ".repeat(1 << 20) + "a b";
-      process.stdout.write(JSON.stringify(entitlementsDialect("sandbox", "k").authenticate(hostile)));`;
-    const dir = mkdtempSync(path.join(tmpdir(), "bearer-"));
-    try {
-      writeFileSync(path.join(dir, "run.mts"), script);
-      const { stdout } = await promisify(execFile)(process.execPath, [tsx, path.join(dir, "run.mts")], { timeout: 30_000 });
-      expect(JSON.parse(stdout)).toMatchObject({ status: 401, body: { code: "no_secret_key" } });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const stdout = await runIsolated(`import { entitlementsDialect } from ${sourceModule("errors.ts")};
+      process.stdout.write(JSON.stringify(entitlementsDialect("sandbox", "k").authenticate("Bearer" + " ".repeat(1 << 20) + "a b")));`);
+    expect(JSON.parse(stdout)).toMatchObject({ status: 401, body: { code: "no_secret_key" } });
   }, 40_000);
 
   it("linear-time parsing: a 16 KB spaced-out Authorization header is a documented 401", async () => {
