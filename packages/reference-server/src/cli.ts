@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
-import { startReferenceServer, type ReferenceServer, type Service } from "./server.js";
+import { startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
 
 const USAGE = `Usage: reference-server [options]
 
@@ -13,8 +13,35 @@ Options:
   --webdata-port <n>         port of the web data API (default: 4010)
   --fixtures <file>          seed the servers from this fixtures file (default: built-in world)
   --write-fixtures <file>    write the built-in fixtures to <file> and exit
+  --public-url <url>         base of the URLs the web data API hands out, e.g. a started
+                             crawl's url (default: the address it listens on)
   --help                     show this help
+
+Limits (positive integers; see the README's limits table):
+  --body-limit <bytes>       largest request body (default: 1048576 entitlements,
+                             10485760 web data); a larger Content-Length is 413 at once
+  --request-timeout <ms>     time to receive a whole request (default: 30000); then 408
+  --headers-timeout <ms>     time to receive the request headers (default: 10000); then 408
+  --idle-timeout <ms>        close a connection silent this long (default: 60000)
+  --max-locks <n>            live locks kept (default: 100000); more are 429
+  --max-idempotency-keys <n> idempotency keys remembered per server (default: 100000);
+                             the oldest is forgotten first
+  --idempotency-key-ttl <ms> how long an idempotency key is remembered (default: 86400000)
+  --max-crawls <n>           crawls started through the API kept (default: 10000); the
+                             oldest is forgotten first
 `;
+
+/** Limit flags and the option each sets. */
+const LIMIT_FLAGS: Record<string, keyof ReferenceLimits> = {
+  "body-limit": "bodyLimitBytes",
+  "request-timeout": "requestTimeoutMs",
+  "headers-timeout": "headersTimeoutMs",
+  "idle-timeout": "idleTimeoutMs",
+  "max-locks": "maxLocks",
+  "max-idempotency-keys": "maxIdempotencyKeys",
+  "idempotency-key-ttl": "idempotencyKeyTtlMs",
+  "max-crawls": "maxCrawls",
+};
 
 function port(value: string, flag: string): number {
   const n = Number(value);
@@ -23,6 +50,18 @@ function port(value: string, flag: string): number {
 }
 
 class UsageError extends Error {}
+
+function limitsOf(values: Record<string, unknown>): Partial<ReferenceLimits> {
+  const limits: Partial<ReferenceLimits> = {};
+  for (const [flag, name] of Object.entries(LIMIT_FLAGS)) {
+    const value = values[flag];
+    if (typeof value !== "string") continue;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${flag} must be a positive integer, got ${value}`);
+    limits[name] = n;
+  }
+  return limits;
+}
 
 async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -34,6 +73,8 @@ async function main(argv: string[]): Promise<void> {
       "webdata-port": { type: "string", default: "4010" },
       fixtures: { type: "string" },
       "write-fixtures": { type: "string" },
+      "public-url": { type: "string" },
+      ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" as const }])),
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -51,10 +92,13 @@ async function main(argv: string[]): Promise<void> {
   if (!services.every((s) => s === "entitlements" || s === "webdata")) throw new UsageError(`--service must be entitlements, webdata or both, got ${values.service}`);
   const ports: Record<Service, number> = { entitlements: port(values["entitlements-port"], "--entitlements-port"), webdata: port(values["webdata-port"], "--webdata-port") };
   const fixtures: Fixtures = values.fixtures ? loadFixtures(values.fixtures) : defaultFixtures;
+  const limits = limitsOf(values);
+  const publicUrl = values["public-url"];
+  if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new UsageError(`--public-url must be an absolute URL, got ${publicUrl}`);
 
   const servers: ReferenceServer[] = [];
   for (const service of services) {
-    const server = await startReferenceServer({ service, host: values.host, port: ports[service], fixtures });
+    const server = await startReferenceServer({ service, host: values.host, port: ports[service], fixtures, limits, publicUrl });
     servers.push(server);
     process.stdout.write(`${service} reference server listening on ${server.url}\n`);
   }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { components as EntComponents } from "@api-contracts/entitlements-client";
 import type { components as WebComponents } from "@api-contracts/webdata-client";
-import { SpecValidators, describeError, usefulErrors } from "./spec.js";
+import { SpecValidators, describeError, reportedErrors } from "./spec.js";
 
 export type Feature = EntComponents["schemas"]["Feature"];
 export type Product = EntComponents["schemas"]["Product"];
@@ -311,7 +311,7 @@ let containerValidator: ReturnType<Ajv2020["compile"]> | undefined;
 export function validateFixtures(input: unknown, source = "fixtures"): Required<Fixtures> {
   containerValidator ??= new Ajv2020({ allErrors: true, strict: false }).compile(fixturesSchema);
   if (!containerValidator(input)) {
-    const details = usefulErrors(containerValidator.errors).map((e) => describeError(e, "fixtures"));
+    const details = reportedErrors(containerValidator.errors).map((e) => describeError(e, "fixtures"));
     throw new FixturesError(`${source}: ${details.join("; ")}`);
   }
   const fixtures = input as Fixtures;
@@ -323,7 +323,7 @@ export function validateFixtures(input: unknown, source = "fixtures"): Required<
   const checkAll = (validator: ReturnType<SpecValidators["component"]>, list: unknown[], label: string): void => {
     list.forEach((item, i) => {
       if (!validator(item)) {
-        for (const e of usefulErrors(validator.errors)) problems.push(`world.${label}[${i}]: ${describeError(e, label)}`);
+        for (const e of reportedErrors(validator.errors)) problems.push(`world.${label}[${i}]: ${describeError(e, label)}`);
       }
     });
   };

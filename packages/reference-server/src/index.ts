@@ -1,4 +1,7 @@
-export { startReferenceServer, buildReferenceApp, type ReferenceServer, type ReferenceServerOptions, type Service } from "./server.js";
+export { startReferenceServer, buildReferenceApp, resolveLimits, DEFAULT_BODY_LIMIT_BYTES, type ReferenceServer, type ReferenceServerOptions, type ReferenceLimits, type Service } from "./server.js";
+export { DEFAULT_HTTP_LIMITS, MAX_PARAM_LENGTH } from "./http.js";
+export { DEFAULT_STATE_LIMITS } from "./state.js";
+export { MAX_REPORTED_ERRORS } from "./spec.js";
 export {
   defaultFixtures,
   loadFixtures,

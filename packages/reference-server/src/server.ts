@@ -1,10 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import { defaultFixtures, validateFixtures, type Fixtures } from "./fixtures.js";
 import { entitlementsApp } from "./entitlements/routes.js";
-import { listen } from "./http.js";
+import { DEFAULT_HTTP_LIMITS, listen, type HttpLimits } from "./http.js";
+import { DEFAULT_STATE_LIMITS, type StateLimits } from "./state.js";
 import { webdataApp } from "./webdata/routes.js";
 
 export type Service = "entitlements" | "webdata";
+
+/** Every limit the server enforces on clients; each defaults as the README's limits table says. */
+export type ReferenceLimits = HttpLimits & StateLimits;
+
+/** Largest request body by default, in bytes: 1 MiB for entitlements, 10 MiB for web data. */
+export const DEFAULT_BODY_LIMIT_BYTES: Record<Service, number> = { entitlements: 1024 * 1024, webdata: 10 * 1024 * 1024 };
 
 export interface ReferenceServerOptions {
   service: Service;
@@ -14,8 +21,12 @@ export interface ReferenceServerOptions {
   port?: number;
   /** The world to serve; default {@link defaultFixtures}. Validated before the server starts. */
   fixtures?: Fixtures;
-  /** Clock in milliseconds since the Unix epoch, for lock expiry and resets; default `Date.now`. */
+  /** Clock in milliseconds since the Unix epoch, for lock expiry, resets and key expiry; default `Date.now`. */
   now?: () => number;
+  /** Size, time and state limits; each one left out keeps its default. */
+  limits?: Partial<ReferenceLimits>;
+  /** Base URL of the URLs the Web Data API hands out (a started crawl's `url`); default: the listening address. */
+  publicUrl?: string;
 }
 
 export interface ReferenceServer {
@@ -25,12 +36,34 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
+/** The limits of one service: the defaults, overridden by the given ones (each a positive number). */
+export function resolveLimits(service: Service, given: Partial<ReferenceLimits> = {}): ReferenceLimits {
+  const limits: ReferenceLimits = { bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES[service], ...DEFAULT_HTTP_LIMITS, ...DEFAULT_STATE_LIMITS };
+  for (const [name, value] of Object.entries(given)) {
+    if (!Object.hasOwn(limits, name)) throw new TypeError(`unknown limit ${name}`);
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value <= 0) throw new TypeError(`limit ${name} must be a positive integer, got ${String(value)}`);
+    limits[name as keyof ReferenceLimits] = value;
+  }
+  return limits;
+}
+
+function publicBase(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new TypeError(`publicUrl must be an http or https URL, got ${url}`);
+  return parsed.href.replace(/\/+$/, "");
+}
+
 /** Builds the Fastify app of one service without listening (for embedding). */
 export function buildReferenceApp(options: Omit<ReferenceServerOptions, "host" | "port">): FastifyInstance {
   const fixtures = validateFixtures(options.fixtures ?? defaultFixtures);
   const now = options.now ?? Date.now;
-  if (options.service === "entitlements") return entitlementsApp({ fixtures, now }).app;
-  if (options.service === "webdata") return webdataApp({ fixtures, now }).app;
+  const limits = resolveLimits(options.service, options.limits);
+  if (options.service === "entitlements") return entitlementsApp({ fixtures, now, http: limits, state: limits }).app;
+  if (options.service === "webdata") {
+    const publicUrl = options.publicUrl === undefined ? undefined : publicBase(options.publicUrl);
+    return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl }).app;
+  }
   throw new Error(`unknown service ${String(options.service)}: expected entitlements or webdata`);
 }
 

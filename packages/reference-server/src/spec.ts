@@ -21,10 +21,20 @@ export class SpecValidators extends OpenApiValidators {
   }
 }
 
+/** At most this many problems are described in one error answer. */
+export const MAX_REPORTED_ERRORS = 20;
+/** Longest piece of client text (a member name, an id) repeated in an error answer. */
+const MAX_ECHO = 200;
+
+/** Client text as an error answer repeats it: cut short, so that the answer stays small. */
+export function clip(text: string, max = MAX_ECHO): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** Field path of an ajv error in dotted form (`lock.lock_id`, `scrapeOptions.formats[0]`). */
 export function errorField(error: ErrorObject): string {
   return memberPath(error)
-    .map(String)
+    .map((part) => clip(String(part)))
     .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), "");
 }
 
@@ -82,12 +92,21 @@ export function describeError(error: ErrorObject, where = "body"): string {
  * `oneOf`/`anyOf` plus the combinator itself: when the branches only say which members are
  * required, the combinator's own error says it best; otherwise the leaf errors name the field.
  */
-export function usefulErrors(errors: ErrorObject[] | null | undefined): ErrorObject[] {
-  let all = (errors ?? []).filter((e) => e.keyword !== "if");
+function usefulErrors(errors: ErrorObject[]): ErrorObject[] {
+  let all = errors.filter((e) => e.keyword !== "if");
   for (const combinator of all.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf")) {
     const branches = Array.isArray(combinator.schema) ? combinator.schema.map(requiredOnly) : [];
     const requiredBranches = branches.length > 0 && branches.every((b) => b !== null);
     all = all.filter((e) => (requiredBranches ? !e.schemaPath.startsWith(`${combinator.schemaPath}/`) : e !== combinator));
   }
-  return all.length > 0 ? all : (errors ?? []);
+  return all.length > 0 ? all : errors;
+}
+
+/**
+ * The errors an answer describes: at most {@link MAX_REPORTED_ERRORS}. The window is cut before
+ * any sorting, so a body with a million wrong items costs no more to describe than one with a
+ * hundred; a combinator's branches sit right before it, so the window keeps them together.
+ */
+export function reportedErrors(errors: ErrorObject[] | null | undefined): ErrorObject[] {
+  return usefulErrors((errors ?? []).slice(0, 5 * MAX_REPORTED_ERRORS)).slice(0, MAX_REPORTED_ERRORS);
 }

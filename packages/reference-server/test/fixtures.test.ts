@@ -94,4 +94,12 @@ describe("reference-server command", () => {
     expect((failure as { stderr: string }).stderr).toContain("--service must be entitlements, webdata or both");
     expect((failure as { stderr: string }).stderr).toContain("Usage: reference-server");
   }, 60_000);
+
+  it("--help names every limit flag, and a limit that is not a positive integer exits 2", async () => {
+    const { stdout } = await run(process.execPath, [bin, "--help"]);
+    for (const flag of ["--body-limit", "--request-timeout", "--headers-timeout", "--idle-timeout", "--max-locks", "--max-idempotency-keys", "--idempotency-key-ttl", "--max-crawls", "--public-url"]) expect(stdout).toContain(flag);
+    const failure = await run(process.execPath, [bin, "--max-locks", "0"]).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr).toContain("--max-locks must be a positive integer");
+  }, 60_000);
 });

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { paths } from "@api-contracts/entitlements-client";
 import type { Fixtures, World } from "../fixtures.js";
-import { createApp, registerOperation, type Answer, type Dialect, type HandlerInput } from "../http.js";
-import { SpecValidators, describeError, usefulErrors } from "../spec.js";
+import { entitlementsDialect, entitlementsError, type EntitlementsEnv } from "../errors.js";
+import { createApp, registerOperation, type HandlerInput, type HttpLimits } from "../http.js";
+import { SpecValidators } from "../spec.js";
 import type { AnswerOf, QueryOf, RequestBody } from "../typing.js";
+import type { StateLimits } from "../state.js";
 import { EntitlementsError, EntitlementsStore } from "./store.js";
 
 type CheckOp = paths["/v1/balances.check"]["post"];
@@ -17,31 +19,10 @@ type ErrorStatus<Op> = Extract<AnswerOf<Op>, { body: ErrorBody }>["status"];
 /** Major versions of `x-api-version` the contract describes (see the parameter in spec/entitlements). */
 const SUPPORTED_MAJOR_VERSIONS = new Set([0, 1, 2]);
 
-function dialect(env: "sandbox" | "live", apiKey: string): Dialect {
-  const error = (status: number, code: ErrorBody["code"], message: string): Answer => ({ status, body: { message, code, env } satisfies ErrorBody });
-  return {
-    authenticate(authorization) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-      if (!match) return error(401, "no_secret_key", "Secret key not found in Authorization header");
-      if (match[1] !== apiKey) return error(401, "invalid_secret_key", "Invalid secret key");
-      return null;
-    },
-    invalid(part, errors) {
-      if (part === "headers") return error(400, "invalid_api_version", "Invalid x-api-version header: expected major.minor.patch, for example 2.4.0");
-      const messages = usefulErrors(errors).map((e) => describeError(e, part));
-      return error(400, "invalid_inputs", `Invalid ${part}: ${[...new Set(messages)].join("; ")}`);
-    },
-    malformedJson: () => error(400, "invalid_inputs", "Invalid body: the request body is not valid JSON"),
-    tooLarge: () => error(400, "invalid_inputs", "Invalid body: the request body is too large"),
-    notFound: (method, url) => error(404, "invalid_request", `No operation at ${method} ${url.split("?")[0]}`),
-    internal: () => error(500, "internal_error", "Internal server error"),
-  };
-}
-
 /** The documented answer of a refusal; anything else is a defect and goes to the 500 handler. */
-function refusal<S extends EntitlementsError["status"]>(err: unknown, env: "sandbox" | "live", statuses: ReadonlyArray<S>): { status: S; body: ErrorBody } {
+function refusal<S extends EntitlementsError["status"]>(err: unknown, env: EntitlementsEnv, statuses: ReadonlyArray<S>): { status: S; body: ErrorBody } {
   if (err instanceof EntitlementsError && (statuses as readonly number[]).includes(err.status)) {
-    return { status: err.status as S, body: { message: err.message, code: err.code as ErrorBody["code"], env } };
+    return entitlementsError(err.status, err.code, err.message, env) as { status: S; body: ErrorBody };
   }
   throw err;
 }
@@ -49,22 +30,24 @@ function refusal<S extends EntitlementsError["status"]>(err: unknown, env: "sand
 export interface EntitlementsAppOptions {
   fixtures: Required<Fixtures>;
   now: () => number;
+  http: HttpLimits;
+  state: StateLimits;
 }
 
 /** The entitlements API: check (and its legacy alias), track (and alias), finalize. */
-export function entitlementsApp({ fixtures, now }: EntitlementsAppOptions): { app: FastifyInstance; store: EntitlementsStore } {
+export function entitlementsApp({ fixtures, now, http, state }: EntitlementsAppOptions): { app: FastifyInstance; store: EntitlementsStore } {
   const world: World = fixtures.world;
-  const store = new EntitlementsStore(world.entitlements, now);
+  const store = new EntitlementsStore(world.entitlements, now, state);
   const env = store.env;
-  const words = dialect(env, fixtures.api_keys.entitlements);
+  const words = entitlementsDialect(env, fixtures.api_keys.entitlements);
   const spec = SpecValidators.for("entitlements");
-  const app = createApp(words);
+  const app = createApp(words, http);
 
   const versionCheck = (headers: Record<string, string | undefined>): { status: 400; body: ErrorBody } | null => {
     const version = headers["x-api-version"];
     if (version === undefined) return null;
     const major = Number(version.split(".")[0]);
-    return SUPPORTED_MAJOR_VERSIONS.has(major) ? null : { status: 400, body: { message: `Unknown API version ${version}`, code: "invalid_api_version", env } };
+    return SUPPORTED_MAJOR_VERSIONS.has(major) ? null : (entitlementsError(400, "invalid_api_version", `Unknown API version ${version}`, env) as { status: 400; body: ErrorBody });
   };
 
   /**
@@ -83,12 +66,12 @@ export function entitlementsApp({ fixtures, now }: EntitlementsAppOptions): { ap
       }
     };
 
-  const check = guarded<CheckOp>([400, 404, 409], (input) => {
+  const check = guarded<CheckOp>([400, 404, 409, 429], (input) => {
     const expand = new Set((input.query.expand ?? "").split(",").filter((part) => part !== ""));
     const body = store.check(input.body, { expandBalanceFeature: expand.has("balance.feature"), expandFlagFeature: expand.has("flag.feature") });
     return { status: 200, body };
   });
-  const track = guarded<TrackOp>([400, 404, 409], (input) => ({ status: 200, body: store.track(input.body) }));
+  const track = guarded<TrackOp>([400, 404, 409, 429], (input) => ({ status: 200, body: store.track(input.body) }));
   const finalize = guarded<FinalizeOp>([400], (input) => {
     store.finalize(input.body);
     return { status: 200, body: { success: true } };

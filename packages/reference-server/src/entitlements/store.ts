@@ -1,5 +1,7 @@
 import type { components } from "@api-contracts/entitlements-client";
+import type { EntitlementsErrorCode } from "../errors.js";
 import type { Feature, Product, World, WorldCustomer } from "../fixtures.js";
+import { ExpiringKeys, type StateLimits } from "../state.js";
 
 type Schemas = components["schemas"];
 export type Balance = Schemas["Balance"];
@@ -15,8 +17,8 @@ type Interval = NonNullable<ProductItem["interval"]>;
 /** A refusal in the API's error vocabulary; the HTTP layer turns it into the documented body. */
 export class EntitlementsError extends Error {
   constructor(
-    readonly status: 400 | 404 | 409,
-    readonly code: string,
+    readonly status: 400 | 404 | 409 | 429,
+    readonly code: EntitlementsErrorCode,
     message: string,
   ) {
     super(message);
@@ -38,6 +40,8 @@ interface Account {
   usage: number;
   /** Units held by live locks, by lock id. */
   held: Map<string, number>;
+  /** The sum of `held`, kept up to date so that a check never walks every lock. */
+  heldTotal: number;
   nextResetAt: number | null;
 }
 
@@ -50,8 +54,93 @@ interface Holder {
 
 /** A live hold: units reserved on one or more accounts under one lock id. */
 interface Lock {
+  id: string;
   parts: Array<{ account: Account; amount: number }>;
   expiresAt: number | null;
+}
+
+/**
+ * Locks that expire, soonest first (a binary min-heap), so that releasing the due ones costs
+ * O(log n) each instead of a walk over every lock on every request. A lock finalized early
+ * stays in the heap until it comes out or the heap is compacted.
+ */
+class ExpiryQueue {
+  private heap: Lock[] = [];
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  peek(): Lock | undefined {
+    return this.heap[0];
+  }
+
+  push(lock: Lock): void {
+    const heap = this.heap;
+    heap.push(lock);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.expiresAt! <= lock.expiresAt!) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = lock;
+  }
+
+  pop(): Lock | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && heap[right]!.expiresAt! < heap[left]!.expiresAt! ? right : left;
+      if (heap[child]!.expiresAt! >= last.expiresAt!) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
+  }
+
+  /** Keeps only the locks `live` accepts; a sorted array is a valid heap. */
+  compact(live: (lock: Lock) => boolean): void {
+    this.heap = this.heap.filter(live).sort((a, b) => a.expiresAt! - b.expiresAt!);
+  }
+}
+
+/** Largest amount counted exactly: past 2^53 - 1, adding one unit may leave a double unchanged. */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+
+/** Refuses an amount that is not finite, too large to count exactly, or negative where it must not be. */
+function checkAmount(name: string, value: number, mayBeNegative: boolean): void {
+  if (!Number.isFinite(value)) throw new EntitlementsError(400, "invalid_inputs", `${name} must be a finite number`);
+  if (!mayBeNegative && value < 0) throw new EntitlementsError(400, "invalid_inputs", `${name} must not be negative`);
+  if (Math.abs(value) > MAX_AMOUNT) throw new EntitlementsError(400, "invalid_inputs", `${name} must be at most ${MAX_AMOUNT} in size`);
+}
+
+/** Refuses usage that would pass {@link MAX_AMOUNT}: the request changes nothing instead. */
+function checkUsageAfter(account: Account, amount: number): void {
+  if (account.usage + amount > MAX_AMOUNT) {
+    throw new EntitlementsError(400, "invalid_inputs", `usage of ${account.featureId} would pass ${MAX_AMOUNT}, the largest amount this server counts exactly`);
+  }
+}
+
+function hold(account: Account, lockId: string, amount: number): void {
+  account.held.set(lockId, amount);
+  account.heldTotal += amount;
+}
+
+function unhold(account: Account, lockId: string): void {
+  const amount = account.held.get(lockId);
+  if (amount === undefined) return;
+  account.held.delete(lockId);
+  // Reset when empty, so that rounding of fractional holds cannot accumulate.
+  account.heldTotal = account.held.size === 0 ? 0 : account.heldTotal - amount;
 }
 
 export interface CheckOptions {
@@ -84,12 +173,15 @@ export class EntitlementsStore {
   private readonly products: Map<string, Product>;
   private readonly customers = new Map<string, { holder: Holder; entities: Map<string, Holder> }>();
   private readonly locks = new Map<string, Lock>();
-  private readonly idempotencyKeys = new Set<string>();
+  private readonly expiries = new ExpiryQueue();
+  private readonly idempotencyKeys: ExpiringKeys;
 
   constructor(
     world: World["entitlements"],
     private readonly now: () => number,
+    private readonly limits: Pick<StateLimits, "maxLocks" | "maxIdempotencyKeys" | "idempotencyKeyTtlMs">,
   ) {
+    this.idempotencyKeys = new ExpiringKeys(limits.maxIdempotencyKeys, limits.idempotencyKeyTtlMs, now);
     this.env = world.env ?? "sandbox";
     this.features = new Map(world.features.map((f) => [f.id, structuredClone(f)]));
     this.products = new Map(world.products.map((p) => [p.id, structuredClone(p)]));
@@ -110,7 +202,7 @@ export class EntitlementsStore {
         if (!feature || feature.type === "boolean" || item.type === "price") continue;
         let account = accounts.get(feature.id);
         if (!account) {
-          account = { featureId: feature.id, sources: [], usage: Object.hasOwn(usage, feature.id) ? (usage[feature.id] ?? 0) : 0, held: new Map(), nextResetAt: null };
+          account = { featureId: feature.id, sources: [], usage: Object.hasOwn(usage, feature.id) ? (usage[feature.id] ?? 0) : 0, held: new Map(), heldTotal: 0, nextResetAt: null };
           accounts.set(feature.id, account);
         }
         const interval = feature.consumable ? (item.interval ?? null) : null;
@@ -124,8 +216,9 @@ export class EntitlementsStore {
   /** Releases every lock whose `expires_at` has passed and applies due period resets. */
   private tick(account?: Account): void {
     const now = this.now();
-    for (const [id, lock] of this.locks) {
-      if (lock.expiresAt !== null && lock.expiresAt <= now) this.endLock(id, lock);
+    for (let due = this.expiries.peek(); due !== undefined && due.expiresAt! <= now; due = this.expiries.peek()) {
+      this.expiries.pop();
+      if (this.locks.get(due.id) === due) this.endLock(due);
     }
     if (account && account.nextResetAt !== null && account.nextResetAt <= now) {
       const source = account.sources.find((s) => s.interval !== null);
@@ -136,9 +229,16 @@ export class EntitlementsStore {
     }
   }
 
-  private endLock(id: string, lock: Lock): void {
-    for (const part of lock.parts) part.account.held.delete(id);
-    this.locks.delete(id);
+  private endLock(lock: Lock): void {
+    for (const part of lock.parts) unhold(part.account, lock.id);
+    this.locks.delete(lock.id);
+  }
+
+  private addLock(lock: Lock): void {
+    this.locks.set(lock.id, lock);
+    if (lock.expiresAt === null) return;
+    this.expiries.push(lock);
+    if (this.expiries.size > 2 * this.locks.size + 1024) this.expiries.compact((l) => this.locks.get(l.id) === l);
   }
 
   /** Rejects a lock that cannot be placed: unknown horizon, or a lock id still live. */
@@ -154,6 +254,9 @@ export class EntitlementsStore {
 
   private rejectLiveLock(lockId: string): void {
     if (this.locks.has(lockId)) throw new EntitlementsError(409, "lock_already_exists", `Lock ${lockId} already exists`);
+    if (this.locks.size >= this.limits.maxLocks) {
+      throw new EntitlementsError(429, "rate_limit_exceeded", `${this.limits.maxLocks} locks are live, the most this server keeps: finalize some or let them expire`);
+    }
   }
 
   private feature(id: string): Feature {
@@ -179,21 +282,15 @@ export class EntitlementsStore {
     return account.sources.some((s) => s.included === "inf");
   }
 
-  private static heldTotal(account: Account): number {
-    let total = 0;
-    for (const units of account.held.values()) total += units;
-    return total;
-  }
-
   /** What is left to spend: grant minus usage minus live holds, never below zero. */
   private static remaining(account: Account): number {
-    return Math.max(0, EntitlementsStore.granted(account) - account.usage - EntitlementsStore.heldTotal(account));
+    return Math.max(0, EntitlementsStore.granted(account) - account.usage - account.heldTotal);
   }
 
   private balanceOf(account: Account, expand: boolean): Balance {
     const unlimited = EntitlementsStore.unlimited(account);
     // Usage (and holds) are drawn from the sources in the order the products list them.
-    let toAllocate = account.usage + EntitlementsStore.heldTotal(account);
+    let toAllocate = account.usage + account.heldTotal;
     let usageLeft = account.usage;
     const breakdown = account.sources.map((s, i) => {
       const included = s.included === "inf" ? 0 : s.included;
@@ -242,6 +339,7 @@ export class EntitlementsStore {
     const feature = this.feature(req.feature_id);
     const holder = this.holder(req.customer_id, req.entity_id);
     const required = req.required_balance ?? 1;
+    checkAmount("required_balance", required, false);
     if (req.send_event && feature.type === "boolean") {
       throw new EntitlementsError(400, "invalid_inputs", `send_event cannot be used with boolean feature ${feature.id}: it has no balance to deduct`);
     }
@@ -261,9 +359,10 @@ export class EntitlementsStore {
     } else {
       allowed = EntitlementsStore.unlimited(account) || EntitlementsStore.remaining(account) >= required;
       if (allowed && req.lock) {
-        account.held.set(req.lock.lock_id, required);
-        this.locks.set(req.lock.lock_id, { parts: [{ account, amount: required }], expiresAt: req.lock.expires_at ?? null });
+        hold(account, req.lock.lock_id, required);
+        this.addLock({ id: req.lock.lock_id, parts: [{ account, amount: required }], expiresAt: req.lock.expires_at ?? null });
       } else if (allowed && req.send_event) {
+        checkUsageAfter(account, required);
         account.usage += required;
       }
       balance = this.balanceOf(account, options.expandBalanceFeature);
@@ -276,7 +375,7 @@ export class EntitlementsStore {
       required_balance: required,
       balance,
       flag,
-      balances: { [feature.id]: balance },
+      balances: Object.fromEntries([[feature.id, balance]]),
     };
     if (req.with_preview && !allowed) response.preview = this.preview(holder, feature, account);
     return response;
@@ -315,9 +414,12 @@ export class EntitlementsStore {
     if (req.action === "release" && req.override_value !== undefined && req.override_value !== null) {
       throw new EntitlementsError(400, "invalid_inputs", "override_value can only be used with action confirm");
     }
-    this.endLock(req.lock_id, lock);
+    const override = req.override_value ?? null;
+    if (override !== null) checkAmount("override_value", override, false);
+    if (req.action === "confirm") for (const part of lock.parts) checkUsageAfter(part.account, override ?? part.amount);
+    this.endLock(lock);
     if (req.action === "confirm") {
-      for (const part of lock.parts) part.account.usage = Math.max(0, part.account.usage + (req.override_value ?? part.amount));
+      for (const part of lock.parts) part.account.usage = Math.max(0, part.account.usage + (override ?? part.amount));
     }
   }
 
@@ -340,38 +442,45 @@ export class EntitlementsStore {
       for (const f of features) this.checkLock(req.lock, f);
       this.rejectLiveLock(req.lock.lock_id);
     }
-    if (req.idempotency_key !== undefined && req.idempotency_key !== null) {
-      const key = `${req.customer_id}\u0000${req.idempotency_key}`;
-      if (this.idempotencyKeys.has(key)) throw new EntitlementsError(409, "duplicate_idempotency_key", `Idempotency key ${req.idempotency_key} was already used`);
-      this.idempotencyKeys.add(key);
+    const idempotencyKey = req.idempotency_key === undefined || req.idempotency_key === null ? null : `${req.customer_id}\u0000${req.idempotency_key}`;
+    if (idempotencyKey !== null && this.idempotencyKeys.has(idempotencyKey)) {
+      throw new EntitlementsError(409, "duplicate_idempotency_key", `Idempotency key ${req.idempotency_key} was already used`);
     }
     const requested = req.value ?? 1;
-    let value = requested;
-    const balances: Record<string, Balance | null> = {};
-    const lock: Lock | null = req.lock ? { parts: [], expiresAt: req.lock.expires_at ?? null } : null;
-    for (const f of features) {
-      const account = holder.accounts.get(f.id);
+    // A negative value is a refund; its size is bounded like any other amount.
+    checkAmount("value", requested, true);
+    // Every amount is decided and checked before anything changes, so a refusal leaves no trace.
+    const draws: Array<{ feature: Feature; account: Account | undefined; amount: number }> = features.map((feature) => {
+      const account = holder.accounts.get(feature.id);
       this.tick(account);
+      // `cap` never draws more than what is left; the answer reports what was recorded.
+      const amount = account && req.overage_behavior === "cap" && requested > 0 && !EntitlementsStore.unlimited(account) ? Math.min(requested, EntitlementsStore.remaining(account)) : requested;
+      if (account && !req.lock) checkUsageAfter(account, amount);
+      return { feature, account, amount };
+    });
+    if (idempotencyKey !== null) this.idempotencyKeys.add(idempotencyKey);
+    const lock: Lock | null = req.lock ? { id: req.lock.lock_id, parts: [], expiresAt: req.lock.expires_at ?? null } : null;
+    const balances = new Map<string, Balance | null>();
+    let value = requested;
+    for (const { feature, account, amount } of draws) {
       if (account) {
-        // `cap` never draws more than what is left; the answer reports what was recorded.
-        const amount = req.overage_behavior === "cap" && requested > 0 && !EntitlementsStore.unlimited(account) ? Math.min(requested, EntitlementsStore.remaining(account)) : requested;
-        if (f.id === features[0]?.id) value = amount;
-        if (lock && req.lock) {
-          account.held.set(req.lock.lock_id, amount);
+        if (feature.id === features[0]?.id) value = amount;
+        if (lock) {
+          hold(account, lock.id, amount);
           lock.parts.push({ account, amount });
         } else {
           account.usage = Math.max(0, account.usage + amount);
         }
       }
-      balances[f.id] = account ? this.balanceOf(account, false) : null;
+      balances.set(feature.id, account ? this.balanceOf(account, false) : null);
     }
-    if (lock && req.lock && lock.parts.length > 0) this.locks.set(req.lock.lock_id, lock);
+    if (lock && lock.parts.length > 0) this.addLock(lock);
     const first = features[0];
     const response: TrackResponse = {
       customer_id: req.customer_id,
       value,
-      balance: first ? (balances[first.id] ?? null) : null,
-      balances,
+      balance: first ? (balances.get(first.id) ?? null) : null,
+      balances: Object.fromEntries(balances),
     };
     if (req.entity_id !== undefined) response.entity_id = req.entity_id;
     if (eventName !== undefined) response.event_name = eventName;

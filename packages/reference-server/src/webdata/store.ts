@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { components } from "@api-contracts/webdata-client";
 import type { World, WorldCrawl } from "../fixtures.js";
+import { ExpiringKeys, type StateLimits } from "../state.js";
 
 type Schemas = components["schemas"];
 export type InteractSession = Schemas["InteractSession"];
@@ -13,38 +14,51 @@ export const TOKENS_PER_CREDIT = 15;
 
 export type CancelOutcome = "cancelled" | "not_found" | "already_finished";
 
-/** The web data world in memory: crawl jobs, sessions, monitors and team usage. */
+/**
+ * The web data world in memory: crawl jobs, sessions, monitors and team usage. Crawls of the
+ * fixtures are kept for good; crawls started through the API are kept up to `maxCrawls`, the
+ * oldest forgotten first (a forgotten job answers 404, as an expired one does on the service).
+ */
 export class WebdataStore {
-  private readonly crawls = new Map<string, WorldCrawl>();
-  private readonly idempotencyKeys = new Set<string>();
+  private readonly seededCrawls = new Map<string, WorldCrawl>();
+  private readonly startedCrawls = new Map<string, WorldCrawl>();
+  private readonly idempotencyKeys: ExpiringKeys;
   private readonly sessions: InteractSession[];
   private readonly monitors: Map<string, Monitor>;
 
-  constructor(private readonly world: World["webdata"]) {
-    for (const crawl of world.crawls ?? []) this.crawls.set(crawl.id.toLowerCase(), { ...crawl });
+  constructor(
+    private readonly world: World["webdata"],
+    now: () => number,
+    private readonly limits: Pick<StateLimits, "maxCrawls" | "maxIdempotencyKeys" | "idempotencyKeyTtlMs">,
+  ) {
+    this.idempotencyKeys = new ExpiringKeys(limits.maxIdempotencyKeys, limits.idempotencyKeyTtlMs, now);
+    for (const crawl of world.crawls ?? []) this.seededCrawls.set(crawl.id.toLowerCase(), { ...crawl });
     this.sessions = structuredClone(world.sessions);
     this.monitors = new Map(world.monitors.map((m) => [m.id.toLowerCase(), structuredClone(m)]));
   }
 
   /** Starts a crawl job; returns null when the idempotency key was already used. */
   startCrawl(url: string, idempotencyKey: string | undefined): WorldCrawl | null {
-    if (idempotencyKey !== undefined) {
-      const key = idempotencyKey.toLowerCase();
-      if (this.idempotencyKeys.has(key)) return null;
-      this.idempotencyKeys.add(key);
-    }
+    if (idempotencyKey !== undefined && !this.idempotencyKeys.add(idempotencyKey.toLowerCase())) return null;
     const crawl: WorldCrawl = { id: randomUUID(), url, status: "scraping" };
-    this.crawls.set(crawl.id, crawl);
+    if (this.startedCrawls.size >= this.limits.maxCrawls) this.startedCrawls.delete(this.startedCrawls.keys().next().value!);
+    this.startedCrawls.set(crawl.id, crawl);
     return crawl;
   }
 
   crawl(id: string): WorldCrawl | undefined {
-    return this.crawls.get(id.toLowerCase());
+    const key = id.toLowerCase();
+    return this.seededCrawls.get(key) ?? this.startedCrawls.get(key);
+  }
+
+  /** Crawls kept at the moment, those of the fixtures included. */
+  get crawlCount(): number {
+    return this.seededCrawls.size + this.startedCrawls.size;
   }
 
   /** Cancels a running crawl. Cancelling twice is harmless; a finished crawl cannot be cancelled. */
   cancelCrawl(id: string): CancelOutcome {
-    const crawl = this.crawls.get(id.toLowerCase());
+    const crawl = this.crawl(id);
     if (!crawl) return "not_found";
     if (crawl.status === "completed" || crawl.status === "failed") return "already_finished";
     crawl.status = "cancelled";

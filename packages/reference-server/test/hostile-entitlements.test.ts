@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultFixtures, MAX_REPORTED_ERRORS } from "../src/index.js";
+import { SpecValidators } from "../src/spec.js";
+import { manualClock, rawPost, rawRequest, runIsolated, sourceModule, startApi, type ApiUnderTest, type RawAnswer } from "./helpers.js";
+
+const ids = defaultFixtures.entitlements;
+const CHECK = "/v1/balances.check";
+const TRACK = "/v1/balances.track";
+const FINALIZE = "/v1/balances.finalize";
+const KEY = defaultFixtures.api_keys.entitlements;
+const spec = new SpecValidators("entitlements");
+
+/** An answer in the Error shape with this status and code, small, and valid wherever the contract documents it. */
+function expectError(answer: { status: number; body: any; text?: string }, status: number, code: string, operation = CHECK): void {
+  expect(answer.status).toBe(status);
+  expect(Object.keys(answer.body).sort()).toEqual(["code", "env", "message"]);
+  expect(answer.body).toMatchObject({ code, env: "sandbox", message: expect.any(String) });
+  expect((answer.text ?? JSON.stringify(answer.body)).length).toBeLessThan(64 * 1024);
+  const documented = spec.response("POST", operation, status);
+  if (documented && status !== 408 && status !== 413) expect(documented(answer.body), JSON.stringify(documented.errors)).toBe(true);
+}
+
+const post = (target: string, body: string): string => rawPost(KEY, target, body);
+
+describe("entitlements reference server under hostile input", () => {
+  const clock = manualClock();
+  let api: ApiUnderTest;
+  let tight: ApiUnderTest;
+  beforeAll(async () => {
+    api = await startApi("entitlements", { now: clock.now });
+    tight = await startApi("entitlements", { now: clock.now, limits: { maxLocks: 3, maxIdempotencyKeys: 2, idempotencyKeyTtlMs: 60_000, requestTimeoutMs: 400, headersTimeoutMs: 300 } });
+  });
+  afterAll(async () => {
+    await Promise.all([api.server.close(), tight.server.close()]);
+  });
+
+  it("error amplification: a body with 80 000 unknown members is answered with at most 20 problems in under 64 KB", async () => {
+    const members = Array.from({ length: 80_000 }, (_, i) => `"m${i}":1`).join(",");
+    const answer = await rawRequest(api.server.url, post(CHECK, `{"customer_id":"${ids.customer_id}","feature_id":"messages",${members}}`));
+    expectError(answer, 400, "invalid_inputs");
+    expect(answer.body.message.split("; ").length).toBeLessThanOrEqual(MAX_REPORTED_ERRORS);
+  });
+
+  it("error amplification: a huge unknown member name is cut short in the answer", async () => {
+    const answer = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", ["x".repeat(500_000)]: 1 });
+    expectError(answer, 400, "invalid_inputs");
+    expect(answer.body.message.length).toBeLessThan(2000);
+  });
+
+  it("linear-time parsing: a 1 MB 'Bearer<spaces>a b' header is refused by a one-pass parser (a backtracking pattern would take about half an hour)", async () => {
+    // In a child process, so that a regression shows as a failed test rather than a frozen run.
+    const stdout = await runIsolated(`import { entitlementsDialect } from ${sourceModule("errors.ts")};
+      process.stdout.write(JSON.stringify(entitlementsDialect("sandbox", "k").authenticate("Bearer" + " ".repeat(1 << 20) + "a b")));`);
+    expect(JSON.parse(stdout)).toMatchObject({ status: 401, body: { code: "no_secret_key" } });
+  }, 40_000);
+
+  it("linear-time parsing: a 16 KB spaced-out Authorization header is a documented 401", async () => {
+    const answer = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages" }, { auth: `Bearer${" ".repeat(16_000)}a b` });
+    expectError(answer, 401, "no_secret_key");
+  });
+
+  it("amounts: a negative required_balance with send_event is 400 and leaves usage as it was", async () => {
+    const before = (await api.post(CHECK, { customer_id: ids.customer_id, feature_id: ids.metered_feature_id })).body.balance;
+    const answer = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: ids.metered_feature_id, required_balance: -5000, send_event: true });
+    expectError(answer, 400, "invalid_inputs");
+    const after = (await api.post(CHECK, { customer_id: ids.customer_id, feature_id: ids.metered_feature_id })).body.balance;
+    expect(after).toEqual(before);
+  });
+
+  it("amounts: a number JSON cannot hold (1e400) is 400 naming the member", async () => {
+    const answer = await rawRequest(api.server.url, post(CHECK, `{"customer_id":"${ids.customer_id}","feature_id":"messages","required_balance":1e400}`));
+    expectError(answer, 400, "invalid_inputs");
+    expect(answer.body.message).toContain("required_balance");
+  });
+
+  it("amounts: a negative override_value is 400 and the lock stays live; a negative tracked value is a refund", async () => {
+    const base = { customer_id: ids.customer_id, feature_id: "messages" };
+    expect((await api.post(CHECK, { ...base, required_balance: 2, lock: { lock_id: "neg-1", enabled: true } })).body.allowed).toBe(true);
+    expectError(await api.post(FINALIZE, { lock_id: "neg-1", action: "confirm", override_value: -3 }), 400, "invalid_inputs", FINALIZE);
+    expect((await api.post(FINALIZE, { lock_id: "neg-1", action: "release" })).status).toBe(200);
+    await api.post(TRACK, { ...base, value: 5 });
+    const before = (await api.post(CHECK, base)).body.balance.usage;
+    const refunded = await api.post(TRACK, { ...base, value: -3 });
+    expect(refunded.status).toBe(200);
+    expect(refunded.body.balance.usage).toBe(before - 3);
+  });
+
+  it("amounts: tracked values never overflow a balance into null; past 2^53-1 the request is 400 and changes nothing", async () => {
+    const base = { customer_id: ids.customer_id, feature_id: ids.unlimited_feature_id };
+    expectError(await api.post(TRACK, { ...base, value: 1e308 }), 400, "invalid_inputs", TRACK);
+    const usage = (await api.post(CHECK, base)).body.balance.usage;
+    const big = Number.MAX_SAFE_INTEGER - usage;
+    expect((await api.post(TRACK, { ...base, value: big })).body.balance.usage).toBe(Number.MAX_SAFE_INTEGER);
+    expectError(await api.post(TRACK, { ...base, value: 1 }), 400, "invalid_inputs", TRACK);
+    expectError(await api.post(CHECK, { ...base, required_balance: 1, send_event: true }), 400, "invalid_inputs");
+    const after = await api.post(CHECK, base);
+    expect(after.body.balance.usage).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it("bounded state: live locks are capped (429 beyond the cap) and a lock that expires frees its place", async () => {
+    const lock = (id: string, ttl: number) => tight.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", lock: { lock_id: id, enabled: true, expires_at: clock.now() + ttl } });
+    for (const [id, ttl] of [["cap-1", 3000], ["cap-2", 1000], ["cap-3", 2000]] as const) expect((await lock(id, ttl)).body.allowed).toBe(true);
+    expectError(await lock("cap-4", 1000), 429, "rate_limit_exceeded");
+    clock.advance(1500);
+    expect((await lock("cap-4", 1000)).body.allowed).toBe(true);
+    expect((await tight.post(FINALIZE, { lock_id: "cap-2", action: "release" })).status).toBe(400);
+    for (const id of ["cap-1", "cap-3", "cap-4"]) expect((await tight.post(FINALIZE, { lock_id: id, action: "release" })).status).toBe(200);
+  });
+
+  it("bounded state: locks expire in order of expires_at whatever order they were placed in, releasing exactly their units", async () => {
+    const base = { customer_id: ids.customer_id, feature_id: "messages", entity_id: "seat_grace" };
+    const remaining = async () => (await api.post(CHECK, base)).body.balance.remaining;
+    const start = await remaining();
+    const expiries = [7, 2, 9, 4, 1, 8, 3, 6, 5];
+    for (const [i, minutes] of expiries.entries()) {
+      await api.post(CHECK, { ...base, required_balance: minutes, lock: { lock_id: `order-${i}`, enabled: true, expires_at: clock.now() + minutes * 60_000 - 30_000 } });
+    }
+    await api.post(FINALIZE, { lock_id: "order-2", action: "release" });
+    const held = (minute: number) => expiries.filter((m, i) => m > minute && i !== 2).reduce((a, b) => a + b, 0);
+    expect(await remaining()).toBe(start - held(0));
+    for (let minute = 1; minute <= 9; minute++) {
+      clock.advance(60_000);
+      expect(await remaining()).toBe(start - held(minute));
+    }
+  });
+
+  it("bounded state: idempotency keys expire after their time and the oldest is forgotten beyond the cap", async () => {
+    const track = (key: string) => tight.post(TRACK, { customer_id: ids.customer_id, feature_id: "messages", value: 0, idempotency_key: key });
+    expect((await track("idem-a")).status).toBe(200);
+    expectError(await track("idem-a"), 409, "duplicate_idempotency_key", TRACK);
+    clock.advance(60_001);
+    expect((await track("idem-a")).status).toBe(200);
+    expect((await track("idem-b")).status).toBe(200);
+    expect((await track("idem-c")).status).toBe(200);
+    expect((await track("idem-a")).status).toBe(200);
+    expectError(await track("idem-c"), 409, "duplicate_idempotency_key", TRACK);
+  });
+
+  it("sizes before reading: a declared Content-Length over the limit is 413 payload_too_large at once, on any path, without the body", async () => {
+    for (const target of [CHECK, "/v1/no-such-operation"]) {
+      const answer = await rawRequest(api.server.url, `POST ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{`);
+      expectError(answer, 413, "payload_too_large");
+      expect(answer.headers.connection).toBe("close");
+    }
+  });
+
+  it("timeouts: a body that trickles in past the request timeout is answered 408 request_timeout", async () => {
+    const answer = await rawRequest(tight.server.url, `POST ${CHECK} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"cus`, (socket) => {
+      const drip = setInterval(() => (socket.writable ? socket.write(" ") : clearInterval(drip)), 50);
+      socket.on("close", () => clearInterval(drip));
+    });
+    expectError(answer, 408, "request_timeout");
+  });
+
+  it("timeouts: headers that never end are answered 408 request_timeout", async () => {
+    const answer = await rawRequest(tight.server.url, `POST ${CHECK} HTTP/1.1\r\nHost: x\r\n`);
+    expectError(answer, 408, "request_timeout");
+  });
+
+  it("framework answers: bad chunked encoding, conflicting Content-Length and Transfer-Encoding, a 20 KB URL and a 20 KB header are 400 invalid_request", async () => {
+    const answers: RawAnswer[] = await Promise.all([
+      rawRequest(api.server.url, `POST ${CHECK} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`),
+      rawRequest(api.server.url, `POST ${CHECK} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`),
+      rawRequest(api.server.url, `POST ${CHECK}?${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      rawRequest(api.server.url, `POST ${CHECK} HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`),
+    ]);
+    for (const answer of answers) expectError(answer, 400, "invalid_request");
+  });
+
+  it("framework answers: an undecodable path is 400 invalid_request, not Fastify's own body", async () => {
+    const answer = await rawRequest(api.server.url, `POST /v1/balances.check%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expectError(answer, 400, "invalid_request");
+  });
+
+  it("prototype keys: __proto__, constructor and prototype as ids, lock ids, keys and free-form properties change nothing they should not", async () => {
+    const properties = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "prototype": 1}');
+    for (const id of ["__proto__", "constructor", "prototype"]) {
+      expectError(await api.post(CHECK, { customer_id: id, feature_id: "messages" }), 404, "customer_not_found");
+      expectError(await api.post(CHECK, { customer_id: ids.customer_id, feature_id: id }), 404, "feature_not_found");
+      expectError(await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", entity_id: id }), 404, "entity_not_found");
+      expectError(await api.post(FINALIZE, { lock_id: id, action: "release" }), 400, "invalid_request", FINALIZE);
+      const locked = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", properties, lock: { lock_id: id, enabled: true } });
+      expect(locked.body.allowed).toBe(true);
+      expect((await api.post(FINALIZE, { lock_id: id, action: "release", properties })).status).toBe(200);
+      expect((await api.post(TRACK, { customer_id: ids.customer_id, feature_id: "messages", value: 0, idempotency_key: id, properties })).status).toBe(200);
+      expectError(await api.post(TRACK, { customer_id: ids.customer_id, feature_id: "messages", value: 0, idempotency_key: id }), 409, "duplicate_idempotency_key", TRACK);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages" })).status).toBe(200);
+  });
+});
