@@ -56,8 +56,14 @@ function messageOf(error: FieldError): string {
   }
 }
 
+/**
+ * Errors as the report shows them. A value that failed every branch of a nullable union
+ * (`anyOf: [Balance, {type: null}]`) gets an error from each; when one branch failed deeper
+ * inside the value, the value had that branch's shape, and "must be null" only adds noise.
+ */
 export function ruleErrors(errors: FieldError[]): RuleError[] {
-  return errors.map((error) => ({ in: error.in, pointer: pointerOf(error.path), keyword: error.keyword, message: messageOf(error) }));
+  const shown = errors.map((error) => ({ in: error.in, pointer: pointerOf(error.path), keyword: error.keyword, message: messageOf(error) }));
+  return shown.filter((e) => e.keyword !== "type" || !shown.some((deeper) => deeper.in === e.in && deeper.pointer.startsWith(`${e.pointer}/`)));
 }
 
 /** Query parameters as the validators read them: a repeated name becomes an array. */
@@ -114,6 +120,7 @@ function parseJson(bytes: Buffer): { value: unknown } | { error: string } {
 /** Judges requests and responses of one API against its bundled description. */
 export class Judge {
   private readonly walked: Map<string, WalkedOperation>;
+  private readonly plans = new Map<string, ResponsePlan>();
 
   constructor(readonly validators: OpenApiValidators) {
     this.walked = new Map(validators.walkedOperations().map((op) => [op.pointer, op]));
@@ -151,6 +158,18 @@ export class Judge {
 
   /** Status and content type of a response, and the judge of its body when one is documented as JSON. */
   response(operation: OperationInfo, method: string, status: number, headers: IncomingHttpHeaders): ResponsePlan {
+    // Plans depend only on these; most traffic repeats a few of them. Bounded against made-up content types.
+    const key = `${operation.pointer} ${method} ${status} ${headers["content-type"]}`;
+    let plan = this.plans.get(key);
+    if (!plan) {
+      if (this.plans.size >= 1024) this.plans.clear();
+      plan = this.plan(operation, method, status, headers);
+      this.plans.set(key, plan);
+    }
+    return plan;
+  }
+
+  private plan(operation: OperationInfo, method: string, status: number, headers: IncomingHttpHeaders): ResponsePlan {
     const documented = this.validators.documentedResponse(operation.method, operation.path, status);
     if (!documented) {
       const codes = this.walked.get(operation.pointer)?.responses.map((r) => r.status) ?? [];

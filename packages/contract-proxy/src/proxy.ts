@@ -130,10 +130,12 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   if (upstream.protocol !== "http:" && upstream.protocol !== "https:") throw new TypeError(`upstream must be an http or https URL, got ${upstream.protocol}`);
   const basePath = upstream.pathname.replace(/\/+$/, "");
   const send = upstream.protocol === "https:" ? httpsRequest : httpRequest;
-  const agent = upstream.protocol === "https:" ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
   const strict = options.strict ?? false;
   const limit = options.judgeLimit ?? DEFAULT_JUDGE_LIMIT;
   const upstreamTimeout = options.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT;
+  // The idle timeout is set once per pooled socket rather than once per request: requests then only listen for it.
+  const agentOptions = { keepAlive: true, maxSockets: 256, timeout: upstreamTimeout };
+  const agent = upstream.protocol === "https:" ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
   const errors = new ContractErrors(api);
@@ -275,21 +277,25 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const forward = (ex: Exchange, req: IncomingMessage, res: ServerResponse, body: Buffer[], rest: IncomingMessage | undefined) => {
     const headers = endToEnd(req.rawHeaders, NOT_FORWARDED_IN_REQUESTS);
     headers.push("host", upstream.host);
+    // A chunked body read whole is sent with its length: the framing is the connection's, not the message's.
+    if (!rest && req.headers["transfer-encoding"] !== undefined) headers.push("content-length", String(body.reduce((n, c) => n + c.length, 0)));
     const upReq = send({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: basePath + ex.target, headers, agent, setHost: false });
-    upReq.setTimeout(upstreamTimeout, () => upReq.destroy(new UpstreamTimeout()));
+    upReq.once("timeout", () => upReq.destroy(new UpstreamTimeout()));
     upReq.on("error", (error) => failed(ex, res, error));
     upReq.once("response", (upRes) => respond(ex, res, upRes));
     // A client that goes away takes its upstream request with it.
     res.once("close", () => {
       if (!res.writableFinished) upReq.destroy();
     });
-    for (const chunk of body) upReq.write(chunk);
     if (rest) {
+      for (const chunk of body) upReq.write(chunk);
       // A client that breaks off the body it is streaming has broken off the exchange.
       rest.on("error", () => upReq.destroy());
       rest.pipe(upReq);
+      return;
     }
-    else upReq.end();
+    // A body read whole goes out with its head in one write: split writes meet Nagle's algorithm and delayed ACKs.
+    upReq.end(Buffer.concat(body));
   };
 
   const tooLargeRequest = (ex: Exchange, req: IncomingMessage, res: ServerResponse, read: Buffer[]) => {
