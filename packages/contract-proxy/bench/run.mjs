@@ -1,0 +1,90 @@
+// Throughput straight to an upstream and through the contract proxy in front of it, side by side in
+// one run, with the same connections and request: POST /v1/balances.check, answered with its
+// documented example. Two upstreams: a bare node:http server (the proxy's cost shows fully) and
+// the Entitlements mock. Rounds alternate the order, so that a change in machine load affects both
+// sides of a round's ratio alike. Prints a Markdown table of medians.
+//   npm run bench -w packages/contract-proxy   [--seconds 5] [--rounds 3] [--connections 10]
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "5" }, rounds: { type: "string", default: "3" }, connections: { type: "string", default: "10" } } });
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const request = {
+  method: "POST",
+  path: "/v1/balances.check",
+  headers: { authorization: "Bearer am_sk_test_0123456789", "content-type": "application/json" },
+  body: JSON.stringify({ customer_id: "cus_123", feature_id: "messages" }),
+};
+const operation = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess");
+const example = operation.responses.find((r) => r.status === "200").media[0].examples[0].value;
+const bodyFile = path.join(mkdtempSync(path.join(tmpdir(), "proxy-bench-")), "body.json");
+writeFileSync(bodyFile, JSON.stringify(example));
+
+const children = new Set();
+process.on("exit", () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+/** Spawns a node process and resolves to the URL it prints first. */
+async function serve(args) {
+  const child = spawn(process.execPath, args, { cwd: path.join(here, ".."), stdio: ["ignore", "pipe", "inherit"] });
+  children.add(child);
+  let out = "";
+  while (!out.includes("\n")) out += (await once(child.stdout, "data"))[0];
+  child.stdout.resume();
+  return { child, url: out.split("\n")[0] };
+}
+
+async function load(url, duration) {
+  const result = await autocannon({ url: url + request.path, method: request.method, headers: request.headers, body: request.body, connections, duration });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function violationsSeen(url) {
+  const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body });
+  await res.arrayBuffer();
+  return res.headers.get("x-contract-violations");
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows = [];
+for (const kind of ["plain", "mock"]) {
+  const upstream = await serve([path.join(here, "upstream.mjs"), kind, bodyFile]);
+  const proxy = await serve([path.join(here, "..", "bin", "contract-proxy.js"), "--service", "entitlements", "--upstream", upstream.url]);
+  if ((await violationsSeen(proxy.url)) !== "0") throw new Error(`the ${kind} upstream's answer is not clean through the proxy`);
+  const sides = { direct: upstream.url, proxy: proxy.url };
+  for (const url of Object.values(sides)) await load(url, 1);
+  const runs = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ["direct", "proxy"] : ["proxy", "direct"];
+    const run = {};
+    for (const side of order) run[side] = await load(sides[side], seconds);
+    runs.push(run);
+  }
+  for (const child of [proxy.child, upstream.child]) {
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  }
+  const pick = (side, key) => median(runs.map((r) => r[side][key]));
+  const ratio = median(runs.map((r) => r.proxy.rps / r.direct.rps));
+  const label = kind === "plain" ? "bare node:http" : "Entitlements mock";
+  rows.push(`| ${label} | direct | ${Math.round(pick("direct", "rps"))} | ${pick("direct", "p50")} | ${pick("direct", "p99")} | 100% |`);
+  rows.push(`| ${label} | through contract-proxy | ${Math.round(pick("proxy", "rps"))} | ${pick("proxy", "p50")} | ${pick("proxy", "p99")} | ${Math.round(ratio * 100)}% |`);
+}
+
+console.log(`autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per side; medians. Node ${process.version}.\n`);
+console.log("| upstream | path | req/s | p50 ms | p99 ms | throughput vs direct |");
+console.log("|---|---|---:|---:|---:|---:|");
+for (const row of rows) console.log(row);

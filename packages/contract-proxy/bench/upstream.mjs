@@ -1,0 +1,27 @@
+// An upstream for the benchmark, in its own process, printing its URL:
+//   node bench/upstream.mjs plain <body-file>   a bare node:http server answering every request with one JSON body
+//   node bench/upstream.mjs mock                the Entitlements mock of @api-contracts/mock-server
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+
+const [kind, file] = process.argv.slice(2);
+let close;
+if (kind === "plain") {
+  const body = readFileSync(file);
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json", "content-length": body.length }).end(body));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  console.log(`http://127.0.0.1:${server.address().port}`);
+  close = () => server.close();
+} else {
+  const { startMockServer } = await import("@api-contracts/mock-server");
+  const mock = await startMockServer({ service: "entitlements" });
+  console.log(mock.url);
+  close = () => mock.close();
+}
+process.once("SIGTERM", () => {
+  close();
+  process.exit(0);
+});

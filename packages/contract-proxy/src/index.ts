@@ -1,0 +1,14 @@
+export {
+  startContractProxy,
+  DEFAULT_JUDGE_LIMIT,
+  DEFAULT_UPSTREAM_TIMEOUT,
+  DEFAULT_HEADERS_TIMEOUT,
+  DEFAULT_REQUEST_TIMEOUT,
+  RECENT_VIOLATIONS,
+  VIOLATIONS_HEADER,
+  type ContractProxy,
+  type ContractProxyOptions,
+  type ProxyCounts,
+} from "./proxy.js";
+export { REPORT_LINE_LIMIT, type Violation } from "./report.js";
+export type { RuleError } from "./judge.js";

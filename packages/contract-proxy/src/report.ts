@@ -1,0 +1,93 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
+import { ERROR_LIMIT, truncate } from "@api-contracts/contract-core";
+import type { RuleError } from "./judge.js";
+
+/** One line of the report: a request or a response that broke the contract, or could not be judged. */
+export interface Violation {
+  /** ISO 8601. */
+  time: string;
+  service: string;
+  /** Null when no documented operation serves the method and path. */
+  operationId: string | null;
+  method: string;
+  /** The request path, without its query (which may carry credentials). */
+  path: string;
+  /** The status the client received. */
+  status: number;
+  direction: "request" | "response";
+  errors: RuleError[];
+  /** Present, and false, on a line about a body larger than the judging limit: it is not a violation. */
+  judged?: false;
+}
+
+/** Longest report line, in bytes of JSON; errors are dropped from the end to stay below it. */
+export const REPORT_LINE_LIMIT = 16 * 1024;
+const MESSAGE_LENGTH = 300;
+const POINTER_LENGTH = 200;
+const PATH_LENGTH = 500;
+const REDACTED = "[redacted]";
+/** Shorter values are too likely to occur by chance to be worth hiding. */
+const SHORTEST_SECRET = 6;
+
+/** The credentials a request carries: every value that must never be written out. */
+export function secretsOf(headers: IncomingHttpHeaders): string[] {
+  const found: string[] = [];
+  const add = (value: string | undefined) => {
+    const trimmed = value?.trim();
+    if (trimmed && trimmed.length >= SHORTEST_SECRET) found.push(trimmed);
+  };
+  for (const name of ["authorization", "proxy-authorization"]) {
+    const value = headers[name];
+    if (typeof value !== "string") continue;
+    add(value);
+    add(value.replace(/^\S+\s+/, ""));
+  }
+  const apiKey = headers["x-api-key"];
+  for (const value of Array.isArray(apiKey) ? apiKey : [apiKey]) add(value);
+  for (const pair of (headers.cookie ?? "").split(";")) add(pair.slice(pair.indexOf("=") + 1));
+  // Longest first, so that a token inside a longer header value is not left half-hidden.
+  return found.sort((a, b) => b.length - a.length);
+}
+
+/** Hides credentials in text: the request's own, bearer tokens, and anything shaped like the API's keys. */
+export function redactor(keyPrefix: string): (text: string, secrets: readonly string[]) => string {
+  const prefix = keyPrefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const shaped = new RegExp(`(?<![A-Za-z0-9])${prefix}[A-Za-z0-9_\\-]+|\\bBearer\\s+[A-Za-z0-9\\-._~+/]+=*`, "gi");
+  return (text, secrets) => {
+    let out = text;
+    for (const secret of secrets) out = out.split(secret).join(REDACTED);
+    return out.replace(shaped, REDACTED);
+  };
+}
+
+/** A violation cut to the report's bounds, its texts redacted. */
+export function boundedViolation(violation: Violation, redact: (text: string) => string): Violation {
+  const errors = violation.errors.slice(0, ERROR_LIMIT).map((e) => ({
+    in: e.in,
+    pointer: truncate(redact(e.pointer), POINTER_LENGTH),
+    keyword: truncate(e.keyword, 40),
+    message: truncate(redact(e.message), MESSAGE_LENGTH),
+  }));
+  const bounded: Violation = { ...violation, path: truncate(redact(violation.path), PATH_LENGTH), method: truncate(violation.method, 20), errors };
+  while (bounded.errors.length > 1 && Buffer.byteLength(JSON.stringify(bounded)) > REPORT_LINE_LIMIT) bounded.errors.pop();
+  return bounded;
+}
+
+/** Appends report lines to a file as they happen; each write is whole before the answer goes out. */
+export class ReportFile {
+  private fd: number | undefined;
+
+  constructor(file: string) {
+    this.fd = openSync(file, "a");
+  }
+
+  write(violation: Violation): void {
+    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(violation)}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

@@ -1,0 +1,53 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { entitlementsKey, fakeUpstream, postJson, type Upstream } from "./support.js";
+
+const bin = fileURLToPath(new URL("../bin/contract-proxy.js", import.meta.url));
+let upstream: Upstream | undefined;
+afterAll(async () => upstream?.close());
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c));
+  child.stderr.on("data", (c: Buffer) => (stderr += c));
+  return { child, out: () => stdout, err: () => stderr };
+}
+
+describe("the contract-proxy command", () => {
+  it("prints its URL first, a line per violation on stderr without the key, and a summary on SIGTERM", async () => {
+    upstream = await fakeUpstream((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ allowed: entitlementsKey })));
+    const report = join(mkdtempSync(join(tmpdir(), "contract-proxy-cli-")), "report.jsonl");
+    const proxy = run(["--service", "entitlements", "--upstream", upstream.url, "--port", "0", "--report", report]);
+    while (!proxy.out().includes("\n")) await once(proxy.child.stdout, "data");
+    const url = proxy.out().split("\n")[0]!;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const auth = { authorization: `Bearer ${entitlementsKey}` };
+    await postJson(url, "/v1/balances.check", { customer_id: "cus_1", feature_id: "messages" }, auth);
+    await postJson(url, "/v1/balances.check", { customer_id: entitlementsKey }, auth);
+    proxy.child.kill("SIGTERM");
+    const [code] = await once(proxy.child, "exit");
+    expect(code).toBe(0);
+    expect(proxy.out()).toBe(`${url}\n2 exchanges, 3 violations\n`);
+    expect(proxy.err()).toMatch(/^violation: POST \/v1\/balances.check 200 checkAccess response: body\/customer_id is required \(and 3 more\)$/m);
+    expect(proxy.err()).toMatch(/^violation: POST \/v1\/balances.check 200 checkAccess request: body\/feature_id is required/m);
+    const lines = readFileSync(report, "utf8").trim().split("\n");
+    expect(lines).toHaveLength(3);
+    for (const text of [proxy.out(), proxy.err(), lines.join("\n")]) expect(text).not.toContain(entitlementsKey);
+  });
+
+  it("refuses an unknown service with its usage and exit code 2", async () => {
+    const proxy = run(["--service", "nope", "--upstream", "http://127.0.0.1:1"]);
+    const [code] = await once(proxy.child, "exit");
+    expect(code).toBe(2);
+    expect(proxy.err()).toContain("--service must be entitlements or webdata");
+    expect(proxy.err()).toContain("Usage: contract-proxy");
+  });
+});

@@ -1,0 +1,170 @@
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { startContractProxy, type ContractProxy, type ContractProxyOptions } from "../src/index.js";
+import { entitlementsKey, fakeUpstream, json, postJson, send, type Upstream } from "./support.js";
+
+const checkExample = (() => {
+  const operation = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess")!;
+  return operation.responses.find((r) => r.status === "200")!.media[0]!.examples[0]!.value as Record<string, unknown>;
+})();
+const check = JSON.stringify({ customer_id: "cus_123", feature_id: "messages" });
+
+let opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  opened = [];
+});
+
+async function proxyTo(upstreamUrl: string, options: Partial<ContractProxyOptions> = {}): Promise<ContractProxy> {
+  const proxy = await startContractProxy({ service: "entitlements", upstream: upstreamUrl, ...options });
+  opened.push(proxy);
+  return proxy;
+}
+
+async function upstreamAnswering(answer: Parameters<typeof fakeUpstream>[0]): Promise<Upstream> {
+  const upstream = await fakeUpstream(answer);
+  opened.push(upstream);
+  return upstream;
+}
+
+/** A TCP server that answers every connection with these bytes (or nothing), for answers node:http would never send. */
+async function rawUpstream(bytes: string | undefined): Promise<string> {
+  const server = createTcpServer((socket) => {
+    socket.on("error", () => {});
+    if (bytes !== undefined) socket.end(bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  opened.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => undefined) });
+  const sockets = new Set<import("node:net").Socket>();
+  server.on("connection", (s) => sockets.add(s));
+  opened.push({ close: async () => sockets.forEach((s) => s.destroy()) });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("forwarding is transparent", () => {
+  it("method, path under the upstream's base path, query, end-to-end headers and body arrive unchanged; Host names the upstream", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const proxy = await proxyTo(`${upstream.url}/api/`);
+    const proxyHost = new URL(proxy.url).host;
+    await send(
+      proxy.url,
+      "POST",
+      "/v1/balances.check?trace=1&trace=2",
+      ["Content-Type", "application/json", "X-Custom", "one", "X-Custom", "two", "Connection", "keep-alive, X-Hop", "X-Hop", "dropped", "Keep-Alive", "timeout=5", "Authorization", `Bearer ${entitlementsKey}`, "Host", proxyHost],
+      check,
+    );
+    const [received] = upstream.received;
+    expect(received!.method).toBe("POST");
+    expect(received!.url).toBe("/api/v1/balances.check?trace=1&trace=2");
+    expect(received!.body.toString()).toBe(check);
+    const pairs = [];
+    for (let i = 0; i < received!.rawHeaders.length; i += 2) pairs.push([received!.rawHeaders[i]!.toLowerCase(), received!.rawHeaders[i + 1]]);
+    expect(pairs).toEqual(expect.arrayContaining([["x-custom", "one"], ["x-custom", "two"], ["authorization", `Bearer ${entitlementsKey}`], ["host", new URL(upstream.url).host]]));
+    expect(pairs.map(([name]) => name)).not.toContain("x-hop");
+    expect(pairs.map(([name]) => name)).not.toContain("keep-alive");
+  });
+
+  it("the answer's status, headers (repeated ones too) and bytes come back unchanged, plus x-contract-violations", async () => {
+    const text = JSON.stringify(checkExample, null, 2);
+    const upstream = await upstreamAnswering((_req, res) =>
+      res.writeHead(200, "Fine", ["Content-Type", "application/json", "Set-Cookie", "a=1", "Set-Cookie", "b=2", "X-Contract-Violations", "99", "X-Request-Id", "r-1"]).end(text),
+    );
+    const proxy = await proxyTo(upstream.url);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    expect(reply.status).toBe(200);
+    expect(reply.text).toBe(text);
+    expect(reply.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
+    expect(reply.headers["x-request-id"]).toBe("r-1");
+    expect(reply.headers["x-contract-violations"]).toBe("0");
+  });
+});
+
+describe("limits", () => {
+  it("an answer larger than the judging limit streams through whole and is reported as not judged, not as a violation", async () => {
+    const big = JSON.stringify({ ...checkExample, padding: "x".repeat(5000) });
+    for (const framing of ["content-length", "chunked"]) {
+      const upstream = await upstreamAnswering((_req, res) => {
+        res.writeHead(200, framing === "chunked" ? { "content-type": "application/json" } : { "content-type": "application/json", "content-length": Buffer.byteLength(big) });
+        res.write(big.slice(0, 100));
+        res.end(big.slice(100));
+      });
+      const proxy = await proxyTo(upstream.url, { judgeLimit: 1024 });
+      const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+      expect(reply.text).toBe(big);
+      expect(reply.headers["x-contract-violations"]).toBe("0");
+      expect(proxy.counts).toEqual({ exchanges: 1, violations: 0, notJudged: 1 });
+      expect(proxy.violations).toMatchObject([{ operationId: "checkAccess", direction: "response", judged: false, errors: [{ message: "not judged: the body is larger than 1024 bytes" }] }]);
+    }
+  });
+
+  it("a request body larger than the limit is forwarded whole and reported as not judged", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const proxy = await proxyTo(upstream.url, { judgeLimit: 1024 });
+    const body = JSON.stringify({ customer_id: "cus_123", feature_id: "messages", properties: { note: "y".repeat(4000) } });
+    const framings: Array<Record<string, string>> = [{ "content-type": "application/json" }, { "content-type": "application/json", "transfer-encoding": "chunked" }];
+    for (const headers of framings) {
+      const reply = await send(proxy.url, "POST", "/v1/balances.check", headers, body);
+      expect(reply.status).toBe(200);
+    }
+    expect(upstream.received.map((r) => r.body.toString())).toEqual([body, body]);
+    expect(proxy.violations.map((v) => [v.direction, v.judged])).toEqual([["request", false], ["request", false]]);
+  });
+
+  it("in strict mode a request body larger than the limit is refused with the API's 413, without reaching the upstream", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const proxy = await proxyTo(upstream.url, { judgeLimit: 1024, strict: true });
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, JSON.stringify({ pad: "z".repeat(4000) }));
+    expect(reply.status).toBe(413);
+    expect(reply.json).toEqual({ message: "The request body is larger than 1024 bytes", code: "invalid_request", env: "sandbox" });
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  it("an upstream that cannot be reached gives a 502 in the API's error shape", async () => {
+    const closed = await fakeUpstream(json(200, {}));
+    await closed.close();
+    const proxy = await proxyTo(closed.url);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    expect(reply.status).toBe(502);
+    expect(reply.json).toEqual({ message: "Bad gateway: the upstream could not be reached (ECONNREFUSED)", code: "internal_error", env: "sandbox" });
+    const webdata = await proxyTo(closed.url, { service: "webdata" });
+    const web = await send(webdata.url, "GET", "/v2/team/token-usage");
+    expect(web.json).toEqual({ success: false, error: "Bad gateway: the upstream could not be reached (ECONNREFUSED)" });
+  });
+
+  it("an upstream that never answers gives a 502 once the upstream timeout has passed", async () => {
+    const silent = await rawUpstream(undefined);
+    const proxy = await proxyTo(silent, { upstreamTimeout: 200 });
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    expect(reply.status).toBe(502);
+    expect(reply.json.message).toBe("Bad gateway: the upstream did not answer within 200 ms");
+  });
+
+  it("an answer that is not HTTP gives a 502, and the proxy goes on serving", async () => {
+    const garbage = await rawUpstream("SMTP ready\r\n\r\n");
+    const proxy = await proxyTo(garbage);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    expect(reply.status).toBe(502);
+    expect(reply.json.message).toBe("Bad gateway: the upstream's answer is not valid HTTP");
+    const again = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    expect(again.status).toBe(502);
+  });
+
+  it("an answer cut short after its head gives a 502 when it was being judged", async () => {
+    const cut = await rawUpstream("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"allowed\":");
+    const proxy = await proxyTo(cut);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    expect(reply.status).toBe(502);
+    expect(reply.json.message).toMatch(/^Bad gateway: the upstream closed the connection/);
+  });
+
+  it("a compressed answer that inflates past the limit is passed on, not judged", async () => {
+    const bomb = gzipSync(JSON.stringify({ ...checkExample, padding: "0".repeat(200_000) }));
+    const upstream = await upstreamAnswering((_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(bomb));
+    const proxy = await proxyTo(upstream.url, { judgeLimit: 10_000 });
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json", "accept-encoding": "gzip" }, check);
+    expect(reply.status).toBe(200);
+    expect(proxy.violations).toMatchObject([{ judged: false, errors: [{ message: "not judged: the body is larger than 10000 bytes once decoded" }] }]);
+  });
+});

@@ -1,0 +1,87 @@
+import Firecrawl from "@mendable/firecrawl-js";
+import { Autumn } from "autumn-js";
+import { createEntitlementsClient } from "@api-contracts/entitlements-client";
+import { createWebdataClient } from "@api-contracts/webdata-client";
+import { startMockServer } from "@api-contracts/mock-server";
+import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startContractProxy, type ContractProxy } from "../src/index.js";
+
+interface Stack {
+  webdata: ContractProxy;
+  entitlements: ContractProxy;
+  close(): Promise<void>;
+}
+
+async function behindProxies(start: (service: "webdata" | "entitlements") => Promise<{ url: string; close(): Promise<void> }>): Promise<Stack> {
+  const [web, ent] = await Promise.all([start("webdata"), start("entitlements")]);
+  const [webdata, entitlements] = await Promise.all([
+    startContractProxy({ service: "webdata", upstream: web.url }),
+    startContractProxy({ service: "entitlements", upstream: ent.url }),
+  ]);
+  return { webdata, entitlements, close: async () => void (await Promise.all([webdata.close(), entitlements.close(), web.close(), ent.close()])) };
+}
+
+const upstreams = {
+  "the mock": { start: (service: "webdata" | "entitlements") => startMockServer({ service }), keys: { webdata: "fc-0123456789abcdef0123456789abcdef", entitlements: "am_sk_test_0123456789" }, customer: "cus_123" },
+  "the reference server": {
+    start: (service: "webdata" | "entitlements") => startReferenceServer({ service }),
+    keys: defaultFixtures.api_keys,
+    customer: defaultFixtures.entitlements.customer_id,
+  },
+};
+
+for (const [name, upstream] of Object.entries(upstreams)) {
+  describe(`through the proxy in front of ${name}, the official SDKs and the generated clients break no rule`, () => {
+    let stack: Stack;
+    beforeAll(async () => {
+      stack = await behindProxies(upstream.start);
+    });
+    afterAll(async () => stack?.close());
+
+    it("@mendable/firecrawl-js: crawl, cancel, token and credit usage, browsers and a monitor", async () => {
+      const firecrawl = new Firecrawl({ apiKey: upstream.keys.webdata, apiUrl: stack.webdata.url });
+      const started = await firecrawl.startCrawl("https://example.com", { limit: 5, scrapeOptions: { formats: ["markdown"] } });
+      expect(started.id).toMatch(/^[0-9a-f-]{36}$/);
+      await expect(firecrawl.cancelCrawl(started.id)).resolves.toBe(true);
+      expect((await firecrawl.getTokenUsage()).remainingTokens).toEqual(expect.any(Number));
+      expect((await firecrawl.getCreditUsageHistorical(true)).periods.length).toBeGreaterThan(0);
+      expect(Array.isArray((await firecrawl.listBrowsers({ status: "active" })).sessions)).toBe(true);
+      expect((await firecrawl.getMonitor(defaultFixtures.webdata.monitor_id)).id).toEqual(expect.any(String));
+      await expect(new Firecrawl({ apiKey: "", apiUrl: stack.webdata.url }).getTokenUsage()).rejects.toMatchObject({ status: 401 });
+      expect(stack.webdata.violations).toEqual([]);
+      expect(stack.webdata.counts.exchanges).toBeGreaterThanOrEqual(7);
+    });
+
+    it("autumn-js: check with a lock, track, finalize", async () => {
+      const autumn = new Autumn({ secretKey: upstream.keys.entitlements, serverURL: stack.entitlements.url });
+      const decision = await autumn.check({ customerId: upstream.customer, featureId: "messages", requiredBalance: 1, lock: { lockId: "proxy-lock", enabled: true } });
+      expect(decision.allowed).toBe(true);
+      expect((await autumn.track({ customerId: upstream.customer, featureId: "messages", value: 1 })).value).toEqual(expect.any(Number));
+      expect((await autumn.balances.finalize({ lockId: "proxy-lock", action: "confirm" })).success).toBe(true);
+      expect(stack.entitlements.violations).toEqual([]);
+    });
+
+    it("the generated clients: every answer carries x-contract-violations: 0", async () => {
+      const entitlements = createEntitlementsClient({ apiKey: upstream.keys.entitlements, baseUrl: stack.entitlements.url });
+      const check = await entitlements.POST("/v1/balances.check", { body: { customer_id: upstream.customer, feature_id: "messages" } });
+      expect(check.data?.allowed).toBe(true);
+      expect(check.response.headers.get("x-contract-violations")).toBe("0");
+      const unknown = await entitlements.POST("/v1/balances.finalize", { body: { lock_id: "no-such-lock", action: "release" } });
+      expect(unknown.response.headers.get("x-contract-violations")).toBe("0");
+
+      const webdata = createWebdataClient({ apiKey: upstream.keys.webdata, baseUrl: stack.webdata.url });
+      const crawl = await webdata.POST("/v2/crawl", { body: { url: "https://example.com", limit: 10 } });
+      expect(crawl.data?.id).toEqual(expect.any(String));
+      expect(crawl.response.headers.get("x-contract-violations")).toBe("0");
+      const monitor = await webdata.GET("/v2/monitor/{monitorId}", { params: { path: { monitorId: defaultFixtures.webdata.monitor_id } } });
+      expect(monitor.response.headers.get("x-contract-violations")).toBe("0");
+      const invalid = await webdata.POST("/v2/crawl", { body: { url: "https://example.com", limit: -1 } });
+      expect(invalid.response.status).toBe(400);
+
+      // The invalid crawl is the client's own doing: reported as a request violation, its 400 answer is documented.
+      expect(stack.webdata.violations.map((v) => [v.operationId, v.direction, v.errors.map((e) => e.pointer)])).toEqual([["startCrawl", "request", ["/limit"]]]);
+      expect(stack.entitlements.violations).toEqual([]);
+    });
+  });
+}
