@@ -1,11 +1,4 @@
 import { defineConfig } from "vitest/config";
 
-// The machine is shared and has two cores: generous timeouts, and one test file at a time.
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
-    fileParallelism: false,
-  },
-});
+// Tests start child processes on a shared two-core machine: one file at a time, generous limits.
+export default defineConfig({ test: { include: ["test/*.test.ts"], testTimeout: 120_000, hookTimeout: 60_000, fileParallelism: false } });

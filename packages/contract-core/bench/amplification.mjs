@@ -11,13 +11,16 @@ crawl.validate({ path: "/v2/crawl", query: {}, headers: {}, body: { url: "https:
 const items = Array.from({ length: 1024 * 1024 }, () => 1);
 const body = { url: "https://example.com", includePaths: items };
 console.log(`body: ${(JSON.stringify(body).length / 1024 / 1024).toFixed(1)} MB, ${items.length} numbers where strings are due`);
-const started = performance.now();
-let outcome;
-try {
-  const errors = crawl.validate({ path: "/v2/crawl", query: {}, headers: {}, body });
-  const reply = webdataWording.word({ kind: "invalid", errors });
-  outcome = `${errors.length} errors, error reply ${JSON.stringify(reply.body).length} bytes`;
-} catch (error) {
-  outcome = `threw: ${error.message}`;
+// The first large body also compiles the stop-at-first-error validator; the second shows the steady cost.
+for (const attempt of ["first", "second"]) {
+  const started = performance.now();
+  let outcome;
+  try {
+    const errors = crawl.validate({ path: "/v2/crawl", query: {}, headers: {}, body });
+    const reply = webdataWording.word({ kind: "invalid", errors });
+    outcome = `${errors.length} errors, error reply ${JSON.stringify(reply.body).length} bytes`;
+  } catch (error) {
+    outcome = `threw: ${error.message}`;
+  }
+  console.log(`${attempt} body validated in ${Math.round(performance.now() - started)} ms: ${outcome}`);
 }
-console.log(`validated in ${Math.round(performance.now() - started)} ms: ${outcome}`);

@@ -167,16 +167,31 @@ interface Survey {
  * type checks would let through wherever the schema does not say `number`.
  */
 function survey(value: unknown): Survey {
-  const nonFinite: ErrorObject[] = [];
   let nodes = 0;
-  const stack: Array<{ value: unknown; path: string }> = [{ value, path: "" }];
+  let nonFiniteSeen = false;
+  const stack: unknown[] = [value];
   while (stack.length > 0) {
-    const { value: node, path } = stack.pop()!;
+    const node = stack.pop();
     nodes++;
     if (typeof node === "number") {
-      if (!Number.isFinite(node) && nonFinite.length < ERROR_LIMIT) {
-        nonFinite.push({ keyword: "finite", instancePath: path, schemaPath: "#", params: { value: String(node) }, message: "must be a finite number" });
-      }
+      if (!Number.isFinite(node)) nonFiniteSeen = true;
+    } else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) stack.push(node[i]);
+    } else if (isObject(node)) {
+      for (const key of Object.keys(node)) stack.push(node[key]);
+    }
+  }
+  return { small: nodes <= FULL_REPORT_NODE_LIMIT, nonFinite: nonFiniteSeen ? locateNonFinite(value) : [] };
+}
+
+/** Where a value holds non-finite numbers, in document order; only called once one is known to be there. */
+function locateNonFinite(value: unknown): ErrorObject[] {
+  const found: ErrorObject[] = [];
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: "" }];
+  while (stack.length > 0 && found.length < ERROR_LIMIT) {
+    const { value: node, path } = stack.pop()!;
+    if (typeof node === "number") {
+      if (!Number.isFinite(node)) found.push({ keyword: "finite", instancePath: path, schemaPath: "#", params: { value: String(node) }, message: "must be a finite number" });
     } else if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: `${path}/${i}` });
     } else if (isObject(node)) {
@@ -184,7 +199,7 @@ function survey(value: unknown): Survey {
       for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: node[keys[i]!], path: `${path}/${escapePointer(keys[i]!)}` });
     }
   }
-  return { small: nodes <= FULL_REPORT_NODE_LIMIT, nonFinite };
+  return found;
 }
 
 /**
