@@ -14,10 +14,6 @@ export interface ApiDefinition {
   /** File stem of its bundles and of its reference page: `webdata`. */
   name: ApiName;
   title: string;
-  /** The API's name in `redocly.yaml`: `webdata@v2`. */
-  redoclyName: string;
-  /** Its hand-written description, relative to the repository root: `spec/webdata`. */
-  sourceDir: string;
   bundle: BundleSource;
   /** Port of its mock when none is given. */
   mockPort: number;
@@ -51,8 +47,6 @@ for (const definition of [
   {
     name: "entitlements",
     title: "Entitlements API",
-    redoclyName: "entitlements@v1",
-    sourceDir: "spec/entitlements",
     bundle: specBundle("entitlements"),
     mockPort: 4011,
     keyPrefix: "am_sk_",
@@ -63,8 +57,6 @@ for (const definition of [
   {
     name: "webdata",
     title: "Web Data API",
-    redoclyName: "webdata@v2",
-    sourceDir: "spec/webdata",
     bundle: specBundle("webdata"),
     mockPort: 4010,
     keyPrefix: "fc-",

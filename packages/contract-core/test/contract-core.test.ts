@@ -221,9 +221,9 @@ describe("error wording", () => {
 
 describe("registry", () => {
   it("knows both APIs with their bundles, ports, keys, clients and wording", () => {
-    expect(listApis().map((api) => [api.name, api.redoclyName, api.mockPort, api.keyEnv, api.client.factory])).toEqual([
-      ["entitlements", "entitlements@v1", 4011, "ENTITLEMENTS_API_KEY", "createEntitlementsClient"],
-      ["webdata", "webdata@v2", 4010, "WEBDATA_API_KEY", "createWebdataClient"],
+    expect(listApis().map((api) => [api.name, api.mockPort, api.keyEnv, api.client.factory])).toEqual([
+      ["entitlements", 4011, "ENTITLEMENTS_API_KEY", "createEntitlementsClient"],
+      ["webdata", 4010, "WEBDATA_API_KEY", "createWebdataClient"],
     ]);
     expect(getApi("webdata").wording).toBe(webdataWording);
     expect(() => getApi("billing")).toThrow(/unknown API 'billing'; known: entitlements, webdata/);
@@ -236,8 +236,6 @@ describe("registry", () => {
     const unregister = registerApi({
       name: "pets",
       title: "Pets API",
-      redoclyName: "pets@v1",
-      sourceDir: "spec/pets",
       bundle: { document: petStore() },
       mockPort: 4012,
       keyPrefix: "pk_",

@@ -9,8 +9,6 @@ import { packageDir } from "./helpers.js";
 const tiny: ApiDefinition = {
   name: "tiny",
   title: "Tiny API",
-  redoclyName: "tiny@v1",
-  sourceDir: "spec/tiny",
   bundle: {
     document: {
       openapi: "3.1.0",

@@ -125,7 +125,6 @@ let loaded: LoadedPrism | undefined;
 export function loadPrism(): LoadedPrism {
   if (!loaded) {
     deferFakerLoading();
-    const base = "@stoplight/prism-http/dist";
     const fromPrism = createRequire(require.resolve("@stoplight/prism-http"));
     // Prism's own loader also pulls in the Postman importer (and with it faker); only OpenAPI 3 is needed.
     const RefParser = fromPrism("@stoplight/json-schema-ref-parser") as new () => { dereference(d: object): Promise<object> };
@@ -146,8 +145,8 @@ export function loadPrism(): LoadedPrism {
         bundleTarget({ document: { ...resolved, __target__: operation }, path: "#/__target__", cloneDocument: false }),
       );
     };
-    const router = require(`${base}/router/index.js`) as { default: RouteComponent };
-    const mocker = require(`${base}/mocker/index.js`) as { default: MockComponent };
+    const router = require("@stoplight/prism-http/dist/router/index.js") as { default: RouteComponent };
+    const mocker = require("@stoplight/prism-http/dist/mocker/index.js") as { default: MockComponent };
     loaded = {
       getHttpOperationsFromSpec,
       route: router.default,
