@@ -44,6 +44,6 @@ it("a fresh project that installs the tarball type-checks a program against it a
   const bundle = loadBundle("entitlements");
   const decision = specExample(bundle, "POST", "/v1/balances.check").body as { allowed: boolean };
   const notFound = specExample(bundle, "POST", "/v1/balances.track", "404").body as { code: string };
-  // The mock answers a path the API does not have with its documented 400.
-  expect(output).toEqual({ allowed: decision.allowed, status: 404, code: notFound.code, unknown: 400 });
+  // The mock answers a path the API does not have with a 404 in the API's error shape.
+  expect(output).toEqual({ allowed: decision.allowed, status: 404, code: notFound.code, unknown: 404 });
 }, 120_000);

@@ -45,7 +45,7 @@ export const shapes: Record<Service, ApiShape> = {
         method: "POST",
         path: "/v2/crawl",
         body: { url: "https://example.com", limit: 10, scrapeOptions: { formats: ["markdown"] } },
-        strict: { url: "string", limit: "integer" },
+        strict: { url: "string", limit: "number" },
         required: ["url"],
       },
       { method: "DELETE", path: `/v2/crawl/${uuid}` },
