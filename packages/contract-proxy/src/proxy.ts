@@ -1,7 +1,6 @@
 import { Agent as HttpAgent, STATUS_CODES, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
-import { ContractErrors, getApi, type ApiName, type ErrorReply, type OperationInfo, type Problem } from "@api-contracts/contract-core";
+import { ContractErrors, answerParserErrors, getApi, listen, type ApiName, type ErrorReply, type OperationInfo, type Problem } from "@api-contracts/contract-core";
 import { Judge, NotJudged, type ResponsePlan, type RuleError } from "./judge.js";
 import { ReportFile, boundedViolation, redactor, secretsOf, type Violation } from "./report.js";
 
@@ -343,29 +342,10 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   );
   // A client that stops reading holds its socket no longer than the upstream may keep silent.
   server.setTimeout(upstreamTimeout + 5_000);
-  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {
-    const problem: Problem =
-      error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "ERR_HTTP_HEADERS_TIMEOUT" ? { kind: "timeout" } : { kind: "bad-request", message: "The request is not valid HTTP/1.1" };
-    const headersSent = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (!socket.writable || headersSent) return void socket.destroy();
-    const reply = errors.reply(problem);
-    const text = JSON.stringify(reply.body);
-    socket.end(
-      `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  answerParserErrors(server, (problem) => errors.reply(problem));
+  const where = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   return {
-    url: `http://${shownHost}:${address.port}`,
-    port: address.port,
+    ...where,
     violations: recent,
     counts,
     close: () =>

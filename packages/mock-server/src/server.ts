@@ -1,6 +1,5 @@
-import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { HTTP_METHODS, type ErrorReply, type Problem } from "@api-contracts/contract-core";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { HTTP_METHODS, answerParserErrors, listen, type ErrorReply, type Problem } from "@api-contracts/contract-core";
 import { parsePrefer } from "./prefer.js";
 import {
   loadPrism,
@@ -211,19 +210,6 @@ function routeProblem(api: ApiDescription, error: Error, method: string, path: s
   return { kind: "internal" };
 }
 
-/** A complete HTTP/1.1 answer as raw bytes, for sockets the HTTP parser has given up on. */
-function rawAnswer(reply: ErrorReply): string {
-  const text = JSON.stringify(reply.body);
-  return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
-}
-
-/** What node's HTTP parser reports, as a problem the API can word. */
-function parserProblem(error: Error & { code?: string }): Problem {
-  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "ERR_HTTP_HEADERS_TIMEOUT") return { kind: "timeout" };
-  if (error.code === "HPE_HEADER_OVERFLOW") return { kind: "bad-request", message: "The request line and headers are larger than the server accepts" };
-  return { kind: "bad-request", message: "The request is not valid HTTP/1.1" };
-}
-
 function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown): void {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -259,7 +245,7 @@ async function createMockHandler(options: MockServerOptions) {
   };
 
   /** The documented answer to a request the HTTP parser refused, as raw bytes. */
-  const unparseable = (error: Error): string => rawAnswer(api.errors.reply(parserProblem(error)));
+  const unparsed = (problem: Problem): ErrorReply => api.errors.reply(problem);
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? "GET").toUpperCase();
@@ -308,7 +294,7 @@ async function createMockHandler(options: MockServerOptions) {
       answerError(res, undefined, { kind: "internal" });
     }
   };
-  return { handle, unparseable };
+  return { handle, unparsed };
 }
 
 /** Serves one API's mock on `host:port` until `close()`. */
@@ -317,7 +303,7 @@ export async function startMockServer(options: MockServerOptions): Promise<Runni
   const port = options.port ?? 0;
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
-  const { handle, unparseable } = await createMockHandler(options);
+  const { handle, unparsed } = await createMockHandler(options);
   const server = createServer(
     {
       keepAliveTimeout: 5_000,
@@ -328,23 +314,9 @@ export async function startMockServer(options: MockServerOptions): Promise<Runni
     },
     (req, res) => void handle(req, res),
   );
-  server.on("clientError", (error: Error, socket: Socket) => {
-    // Once an answer has begun on this socket, the only honest ending is to close it.
-    if (socket.writable && (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent !== true) socket.end(unparseable(error));
-    else socket.destroy();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  answerParserErrors(server, unparsed);
   return {
-    url: `http://${shownHost}:${address.port}`,
-    port: address.port,
+    ...(await listen(server, port, host)),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
