@@ -129,9 +129,9 @@ export const entitlementsWording: ErrorWording = {
       case "bad-request":
         return reply(400, "invalid_request", problem.message);
       case "too-large":
-        return reply(413, "invalid_request", `The request body is larger than ${problem.limit} bytes`);
+        return reply(413, "payload_too_large", `The request body is larger than ${problem.limit} bytes`);
       case "timeout":
-        return reply(408, "invalid_request", "The request did not arrive in time");
+        return reply(408, "request_timeout", "The request did not arrive in time");
       case "bad-gateway":
         return reply(502, "internal_error", `Bad gateway: ${problem.message}`);
       case "internal":
@@ -172,7 +172,10 @@ function issue(error: FieldError): Record<string, unknown> {
   const entry: Record<string, unknown> = { code, path, message: describeFieldError(error) };
   if (code === "unrecognized_keys") {
     entry.path = path.slice(0, -1);
-    entry.keys = path.slice(-1).map(String);
+    const keys = path.slice(-1).map(String);
+    entry.keys = keys;
+    // The wording of the description's own example of this issue.
+    entry.message = `Unrecognized key: ${JSON.stringify(keys[0] ?? "")}`;
   }
   if (error.keyword === "type" && typeof error.params.type === "string") entry.expected = error.params.type;
   return entry;

@@ -1,8 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { describeFieldError, fieldErrors, type FieldError } from "@api-contracts/contract-core";
+import { checkFixtures, UsageError, type ApiKeys, type EntitlementsFixtures, type Fixtures as KitFixtures, type WebdataFixtures } from "@api-contracts/contract-tests";
 import type { components as EntComponents } from "@api-contracts/entitlements-client";
 import type { components as WebComponents } from "@api-contracts/webdata-client";
-import { SpecValidators, describeError, reportedErrors } from "./spec.js";
+import { contractOf } from "./spec.js";
 
 export type Feature = EntComponents["schemas"]["Feature"];
 export type Product = EntComponents["schemas"]["Product"];
@@ -45,7 +47,8 @@ export interface WorldCreditUsage {
   credits: number;
 }
 
-export interface World {
+/** The objects the server starts with; a type alias, so that it fits the kit's open `world` member. */
+export type World = {
   entitlements: {
     env: "sandbox" | "live";
     features: Feature[];
@@ -60,21 +63,19 @@ export interface World {
     token_usage: { planTokens: number; billingPeriodStart: string | null; billingPeriodEnd: string | null };
     credit_usage: WorldCreditUsage[];
   };
+};
+
+/** The contract kit's fixtures format (its generated type), with the `world` this server is seeded from. */
+export interface Fixtures extends KitFixtures {
+  world?: World;
 }
 
-/** The contract kit's fixtures format, plus the `world` the reference server is seeded from. */
-export interface Fixtures {
-  entitlements: {
-    customer_id: string;
-    metered_feature_id: string;
-    boolean_feature_id: string;
-    unlimited_feature_id: string;
-    denied_feature_id: string;
-    unknown_customer_id: string;
-  };
-  webdata: { monitor_id: string; crawl_url: string };
-  api_keys: { entitlements: string; webdata: string };
-  world?: World;
+/** Fixtures this server can serve both APIs from: both sections of ids, both keys, and a world. */
+export interface SeededFixtures extends Fixtures {
+  entitlements: EntitlementsFixtures;
+  webdata: WebdataFixtures;
+  api_keys: Required<ApiKeys>;
+  world: World;
 }
 
 const CREATED = 1735689600000; // 2025-01-01T00:00:00Z
@@ -105,7 +106,7 @@ function feature(id: string, name: string, type: Feature["type"], consumable: bo
 const monthly = { interval: "month", interval_count: 1 } as const;
 
 /** The built-in world: one customer on a Pro plan, a free customer, monitors and sessions. */
-export const defaultFixtures: Fixtures = {
+export const defaultFixtures: SeededFixtures = {
   entitlements: {
     customer_id: "cus_acme",
     metered_feature_id: "messages",
@@ -169,12 +170,26 @@ export const defaultFixtures: Fixtures = {
           nextRunAt: "2025-06-03T06:00:00.000Z",
           lastRunAt: "2025-06-02T06:00:00.000Z",
           currentCheckId: "7b1e4d2a-9c3f-4a5b-8e6d-1f2a3b4c5d6e",
-          targets: [{ type: "scrape", id: "2e7c9b14-5a3d-4f6e-8b1a-9c0d2e4f6a8b", urls: ["https://example.com/pricing"] }],
-          webhook: { url: "https://hooks.example.com/monitor", headers: {}, metadata: { team: "pricing" }, events: ["monitor.check.completed"] },
+          // Values across the whole range the service's description allows, so that a client or a
+          // contract test that expects narrower ones (integers, string maps) fails against this server.
+          targets: [
+            {
+              type: "scrape",
+              id: "2e7c9b14-5a3d-4f6e-8b1a-9c0d2e4f6a8b",
+              urls: ["https://example.com/pricing"],
+              scrapeOptions: { onlyMainContent: true, threatProtection: { riskScoreThreshold: 62.5 } },
+            },
+          ],
+          webhook: {
+            url: "https://hooks.example.com/monitor",
+            headers: { "X-Hook-Secret": "s3cr3t", "X-Hook-Version": 2 },
+            metadata: { team: "pricing", priority: 1.5, escalate: true, owners: ["ada"], route: null },
+            events: ["monitor.check.completed"],
+          },
           notification: { email: { enabled: true, recipients: ["pricing@example.com"], includeDiffs: true } },
-          retentionDays: 30,
-          estimatedCreditsPerMonth: 22,
-          lastCheckSummary: { totalPages: 1, same: 1, changed: 0, new: 0, removed: 0, error: 0 },
+          retentionDays: 30.5,
+          estimatedCreditsPerMonth: 21.75,
+          lastCheckSummary: { totalPages: 2, same: 1.5, changed: 0.5, new: 0, removed: 0, error: 0 },
           goal: "Tell me when a plan's price changes",
           judgeEnabled: false,
           createdAt: "2025-05-01T09:00:00.000Z",
@@ -184,7 +199,8 @@ export const defaultFixtures: Fixtures = {
       sessions: [
         session("9d2f6a1c-4e8b-4c3a-b7d5-0e1f2a3b4c5d", "active", "2025-06-02T09:15:00.000Z", "2025-06-02T09:21:30.000Z"),
         session("5b8e1f3a-2c4d-4e6f-8a0b-1c2d3e4f5a6b", "destroyed", "2025-06-01T14:00:00.000Z", "2025-06-01T14:10:00.000Z"),
-        session("c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "active", "2025-06-02T10:05:00.000Z", "2025-06-02T10:06:00.000Z"),
+        // The service's own list example leaves `streamWebView` out.
+        session("c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "active", "2025-06-02T10:05:00.000Z", "2025-06-02T10:06:00.000Z", false),
       ],
       crawls: [{ id: "0f6c2b8e-1d3a-4b5c-9e7f-a1b2c3d4e5f6", url: "https://example.com/docs", status: "completed" }],
       token_usage: { planTokens: 1500000, billingPeriodStart: "2025-06-01T00:00:00.000Z", billingPeriodEnd: "2025-07-01T00:00:00.000Z" },
@@ -199,31 +215,29 @@ export const defaultFixtures: Fixtures = {
   },
 };
 
-function session(id: string, status: "active" | "destroyed", createdAt: string, lastActivity: string): InteractSession {
+function session(id: string, status: "active" | "destroyed", createdAt: string, lastActivity: string, sendsStreamWebView = true): InteractSession {
   return {
     id,
     status,
     cdpUrl: `wss://browser.example.com/cdp/${id}`,
     liveViewUrl: `https://liveview.example.com/${id}`,
     interactiveLiveViewUrl: `https://liveview.example.com/${id}?interactive=true`,
-    streamWebView: true,
+    ...(sendsStreamWebView ? { streamWebView: true } : {}),
     createdAt,
     lastActivity,
   };
 }
 
-/** JSON Schema of the parts of the fixtures file this package defines (the world's API objects are checked against the bundles). */
-const fixturesSchema = {
+/**
+ * What this server needs beyond the kit's format: both sections and both keys (it serves either
+ * API from one file), and the shape of `world` around its API objects (those are checked against
+ * the bundles' own schemas).
+ */
+const seededSchema = {
   type: "object",
   required: ["entitlements", "webdata", "api_keys"],
   properties: {
-    entitlements: {
-      type: "object",
-      required: ["customer_id", "metered_feature_id", "boolean_feature_id", "unlimited_feature_id", "denied_feature_id", "unknown_customer_id"],
-      additionalProperties: { type: "string" },
-    },
-    webdata: { type: "object", required: ["monitor_id", "crawl_url"], properties: { monitor_id: { type: "string" }, crawl_url: { type: "string" } } },
-    api_keys: { type: "object", required: ["entitlements", "webdata"], properties: { entitlements: { type: "string", minLength: 1 }, webdata: { type: "string", minLength: 1 } } },
+    api_keys: { required: ["entitlements", "webdata"] },
     world: {
       type: "object",
       required: ["entitlements", "webdata"],
@@ -242,15 +256,11 @@ const fixturesSchema = {
                 required: ["id", "products"],
                 properties: {
                   id: { type: "string" },
-                  products: { type: "array", items: { type: "string" } },
+                  products: { $ref: "#/$defs/ids" },
                   usage: { $ref: "#/$defs/usage" },
                   entities: {
                     type: "array",
-                    items: {
-                      type: "object",
-                      required: ["id"],
-                      properties: { id: { type: "string" }, products: { type: "array", items: { type: "string" } }, usage: { $ref: "#/$defs/usage" } },
-                    },
+                    items: { type: "object", required: ["id"], properties: { id: { type: "string" }, products: { $ref: "#/$defs/ids" }, usage: { $ref: "#/$defs/usage" } } },
                   },
                 },
               },
@@ -293,7 +303,7 @@ const fixturesSchema = {
       },
     },
   },
-  $defs: { usage: { type: "object", additionalProperties: { type: "number" } } },
+  $defs: { ids: { type: "array", items: { type: "string" } }, usage: { type: "object", additionalProperties: { type: "number" } } },
 };
 
 /** A fixtures file that cannot seed the server; the message names what is wrong. */
@@ -301,36 +311,41 @@ export class FixturesError extends Error {
   override name = "FixturesError";
 }
 
-let containerValidator: ReturnType<Ajv2020["compile"]> | undefined;
+let seededValidator: ReturnType<Ajv2020["compile"]> | undefined;
+
+/** ajv errors as sentences naming the member, its path starting at `at`. */
+function describeAt(errors: Parameters<typeof fieldErrors>[0], at: FieldError["path"]): string[] {
+  return fieldErrors(errors, "body").map((error) => describeFieldError({ ...error, path: [...at, ...error.path] }));
+}
 
 /**
- * Checks a fixtures object: its own format, every world object against the bundles' schemas,
- * and that the ids the contract kit uses point at objects with the properties it relies on.
- * Returns the fixtures with a world (the built-in one when the file has none).
+ * Checks a fixtures object: the kit's format, what this server needs besides, every world object
+ * against the bundles' schemas, and that the ids the contract kit uses point at objects with the
+ * properties it relies on. Returns the fixtures with a world (the built-in one when the file has none).
  */
-export function validateFixtures(input: unknown, source = "fixtures"): Required<Fixtures> {
-  containerValidator ??= new Ajv2020({ allErrors: true, strict: false }).compile(fixturesSchema);
-  if (!containerValidator(input)) {
-    const details = reportedErrors(containerValidator.errors).map((e) => describeError(e, "fixtures"));
-    throw new FixturesError(`${source}: ${details.join("; ")}`);
+export function validateFixtures(input: unknown, source = "fixtures"): SeededFixtures {
+  try {
+    checkFixtures(input, source);
+  } catch (error) {
+    throw error instanceof UsageError ? new FixturesError(error.message) : error;
   }
-  const fixtures = input as Fixtures;
-  const world = fixtures.world ?? structuredClone(defaultFixtures.world as World);
+  seededValidator ??= new Ajv2020({ allErrors: true, strict: false }).compile(seededSchema);
+  if (!seededValidator(input)) throw new FixturesError(`${source}: ${describeAt(seededValidator.errors, []).join("; ")}`);
+  const fixtures = input as SeededFixtures;
+  const world = (input as Fixtures).world ?? structuredClone(defaultFixtures.world);
   const problems: string[] = [];
 
-  const ent = SpecValidators.for("entitlements");
-  const web = SpecValidators.for("webdata");
-  const checkAll = (validator: ReturnType<SpecValidators["component"]>, list: unknown[], label: string): void => {
+  const ent = contractOf("entitlements").validators;
+  const web = contractOf("webdata").validators;
+  const checkAll = (validator: ReturnType<typeof ent.component>, list: unknown[], at: string[]): void => {
     list.forEach((item, i) => {
-      if (!validator(item)) {
-        for (const e of reportedErrors(validator.errors)) problems.push(`world.${label}[${i}]: ${describeError(e, label)}`);
-      }
+      if (!validator(item)) problems.push(...describeAt(validator.errors, ["world", ...at, i]));
     });
   };
-  checkAll(ent.component("Feature"), world.entitlements.features, "entitlements.features");
-  checkAll(ent.component("Product"), world.entitlements.products, "entitlements.products");
-  checkAll(web.component("Monitor"), world.webdata.monitors, "webdata.monitors");
-  checkAll(web.component("InteractSession"), world.webdata.sessions, "webdata.sessions");
+  checkAll(ent.component("Feature"), world.entitlements.features, ["entitlements", "features"]);
+  checkAll(ent.component("Product"), world.entitlements.products, ["entitlements", "products"]);
+  checkAll(web.component("Monitor"), world.webdata.monitors, ["webdata", "monitors"]);
+  checkAll(web.component("InteractSession"), world.webdata.sessions, ["webdata", "sessions"]);
 
   const features = new Map(world.entitlements.features.map((f) => [f.id, f]));
   const products = new Map(world.entitlements.products.map((p) => [p.id, p]));
@@ -373,7 +388,7 @@ export function validateFixtures(input: unknown, source = "fixtures"): Required<
 }
 
 /** Reads and validates a fixtures file. */
-export function loadFixtures(file: string): Required<Fixtures> {
+export function loadFixtures(file: string): SeededFixtures {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));

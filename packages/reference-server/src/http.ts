@@ -1,8 +1,8 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import type { ErrorObject } from "ajv";
-import type { SpecValidators } from "./spec.js";
+import type { ValidateFunction } from "ajv";
+import { fieldErrors, type ContractErrors, type FieldError, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
 
 /** A status and JSON body, as handlers return them. */
 export interface Answer {
@@ -10,21 +10,31 @@ export interface Answer {
   body: unknown;
 }
 
-/** Which part of the request a validation failure is about. */
-export type RequestPart = "body" | "query" | "params" | "headers";
+/**
+ * How one server refuses requests: the API's own wording from the contract, the one key it
+ * accepts, and what its error bodies name (the key's environment). Every answer the server sends
+ * outside a handler comes from here.
+ */
+export class Refusals {
+  constructor(
+    readonly contract: ContractErrors,
+    private readonly apiKey: string,
+    private readonly context: WordingContext = {},
+  ) {}
 
-/** How one API words its errors; every answer the server sends outside a handler comes from here. */
-export interface Dialect {
-  /** Checks the bearer key; returns the documented 401 answer, or null when the key is good. */
-  authenticate(authorization: string | undefined): Answer | null;
-  invalid(part: RequestPart, errors: ErrorObject[], operationId: string): Answer;
-  malformedJson(): Answer;
-  /** A request the server could not read as HTTP, or whose path does not decode. */
-  badRequest(reason: string): Answer;
-  tooLarge(): Answer;
-  timeout(): Answer;
-  notFound(method: string, url: string): Answer;
-  internal(): Answer;
+  /** The documented answer to a problem; with the operation, an example the API prefers may be served. */
+  reply(problem: Problem, operation?: { method: string; path: string }): Answer {
+    return this.contract.reply(problem, operation, this.context);
+  }
+
+  /** Why an `Authorization` header does not carry the accepted key; null when it does. */
+  authenticate(authorization: string | undefined): Problem | null {
+    if (authorization === undefined || authorization.trim() === "") return { kind: "unauthorized", reason: "missing" };
+    const token = bearerToken(authorization);
+    if (token === null) return { kind: "unauthorized", reason: "malformed" };
+    if (token === "") return { kind: "unauthorized", reason: "empty" };
+    return token === this.apiKey ? null : { kind: "unauthorized", reason: "unknown-key" };
+  }
 }
 
 /** How much a client may send and how long it may take; see the limits table in the README. */
@@ -81,11 +91,14 @@ export function addressUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-function reasonOfClientError(code: string | undefined): string {
-  if (code === "HPE_HEADER_OVERFLOW") return "the request line or headers are larger than 16 KB";
-  if (code === "HPE_INVALID_CHUNK_SIZE" || code === "HPE_INVALID_EOF_STATE") return "the chunked body is not valid chunked encoding";
-  if (code === "HPE_UNEXPECTED_CONTENT_LENGTH" || code === "HPE_INVALID_TRANSFER_ENCODING") return "Content-Length and Transfer-Encoding conflict";
-  return "the request is not valid HTTP";
+/** What Node's HTTP parser reports, as a problem the API can word. */
+function clientErrorProblem(code: string | undefined): Problem {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { kind: "timeout" };
+  const reason = (message: string): Problem => ({ kind: "bad-request", message });
+  if (code === "HPE_HEADER_OVERFLOW") return reason("The request line or headers are larger than 16 KB");
+  if (code === "HPE_INVALID_CHUNK_SIZE" || code === "HPE_INVALID_EOF_STATE") return reason("The chunked body is not valid chunked encoding");
+  if (code === "HPE_UNEXPECTED_CONTENT_LENGTH" || code === "HPE_INVALID_TRANSFER_ENCODING") return reason("Content-Length and Transfer-Encoding conflict");
+  return reason("The request is not valid HTTP");
 }
 
 /**
@@ -93,9 +106,9 @@ function reasonOfClientError(code: string | undefined): string {
  * written straight to the socket because no request object exists. Nothing is written when a
  * response has already started on that socket.
  */
-function answerClientError(dialect: Dialect, error: Error & { code?: string }, socket: Socket): void {
+function answerClientError(refusals: Refusals, error: Error & { code?: string }, socket: Socket): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const answer = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? dialect.timeout() : dialect.badRequest(reasonOfClientError(error.code));
+  const answer = refusals.reply(clientErrorProblem(error.code));
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
@@ -110,7 +123,7 @@ function answerClientError(dialect: Dialect, error: Error & { code?: string }, s
  * A Fastify instance whose parse errors, unknown routes, unreadable requests, timeouts and
  * unexpected failures all answer in the API's documented error shape (never Fastify's or Node's own).
  */
-export function createApp(dialect: Dialect, limits: HttpLimits): FastifyInstance {
+export function createApp(refusals: Refusals, limits: HttpLimits): FastifyInstance {
   const requestTimeout = limits.requestTimeoutMs;
   const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeout);
   const app = Fastify({
@@ -128,10 +141,10 @@ export function createApp(dialect: Dialect, limits: HttpLimits): FastifyInstance
       server.setTimeout(limits.idleTimeoutMs);
       return server;
     },
-    clientErrorHandler: (error, socket) => answerClientError(dialect, error, socket),
+    clientErrorHandler: (error, socket) => answerClientError(refusals, error, socket),
     frameworkErrors: (error, _request, reply) => {
-      const reason = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters` : "the request path does not decode as a URL";
-      const answer = dialect.badRequest(reason);
+      const message = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` : "The request path does not decode as a URL";
+      const answer = refusals.reply({ kind: "bad-request", message });
       void (reply as FastifyReply).code(answer.status).send(answer.body);
     },
   });
@@ -148,17 +161,18 @@ export function createApp(dialect: Dialect, limits: HttpLimits): FastifyInstance
     }
   });
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string; malformedJson?: boolean }, _request, reply) => {
-    let answer: Answer;
-    if (error.malformedJson) answer = dialect.malformedJson();
+    let problem: Problem;
+    if (error.malformedJson) problem = { kind: "malformed-json" };
     // Fastify raises this from a declared Content-Length before reading the body, and Node then
     // closes the connection instead of reading the rest.
-    else if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") answer = dialect.tooLarge();
-    else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) answer = dialect.badRequest("the request body could not be read");
-    else answer = dialect.internal();
+    else if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") problem = { kind: "too-large", limit: limits.bodyLimitBytes };
+    else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) problem = { kind: "bad-request", message: "The request body could not be read" };
+    else problem = { kind: "internal" };
+    const answer = refusals.reply(problem);
     void reply.code(answer.status).send(answer.body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const answer = dialect.notFound(request.method, request.url);
+    const answer = refusals.reply({ kind: "not-found", method: request.method, path: request.url });
     void reply.code(answer.status).send(answer.body);
   });
   return app;
@@ -171,41 +185,45 @@ function headerRecord(request: FastifyRequest): Record<string, string | undefine
   return out;
 }
 
+/** A required body that did not come, as the validators of the contract report it. */
+const MISSING_BODY: FieldError = { in: "body", path: [], keyword: "required", params: {}, message: "is required" };
+
 /**
  * Registers one operation of the bundle: authentication, then path, query, header and body
- * validation against the operation's own schemas, then the handler.
+ * validation against the operation's own schemas (values coerced in place, the first part at
+ * fault refused), then the handler.
  */
 export function registerOperation<Body, Query, Params>(
   app: FastifyInstance,
-  spec: SpecValidators,
-  dialect: Dialect,
+  refusals: Refusals,
   method: "GET" | "POST" | "DELETE",
   path: string,
   handler: (input: HandlerInput<Body, Query, Params>) => Answer,
 ): void {
-  const op = spec.request(method, path);
+  const op = refusals.contract.validators.request(method, path);
+  const operation = { method, path };
+  const invalid = (errors: FieldError[]): Answer => refusals.reply({ kind: "invalid", errors }, operation);
+  const check = (validate: ValidateFunction, value: unknown, where: RequestPart): Answer | null => (validate(value) ? null : invalid(fieldErrors(validate.errors, where)));
   const url = path.replace(/\{([^}]+)\}/g, ":$1");
   app.route({
     method,
     url,
     handler: (request: FastifyRequest, reply: FastifyReply) => {
       const send = (answer: Answer): FastifyReply => reply.code(answer.status).send(answer.body);
-      const unauthenticated = dialect.authenticate(request.headers.authorization);
-      if (unauthenticated) return send(unauthenticated);
+      const unauthenticated = refusals.authenticate(request.headers.authorization);
+      if (unauthenticated) return send(refusals.reply(unauthenticated, operation));
       const params = { ...(request.params as Record<string, string>) };
-      if (!op.pathParams(params)) return send(dialect.invalid("params", op.pathParams.errors ?? [], op.operationId));
       const query = { ...(request.query as Record<string, unknown>) };
-      if (!op.query(query)) return send(dialect.invalid("query", op.query.errors ?? [], op.operationId));
       const headers = headerRecord(request);
       const documented = Object.fromEntries(Object.keys((op.headers.schema as { properties: object }).properties).filter((h) => headers[h] !== undefined).map((h) => [h, headers[h]]));
-      if (!op.headers(documented)) return send(dialect.invalid("headers", op.headers.errors ?? [], op.operationId));
+      const refused = check(op.pathParams, params, "path") ?? check(op.query, query, "query") ?? check(op.headers, documented, "header");
+      if (refused) return send(refused);
       let body: unknown = request.body;
       if (op.body) {
         if (body === undefined && !op.bodyRequired) body = {};
-        if (body === undefined) {
-          return send(dialect.invalid("body", [{ keyword: "type", instancePath: "", schemaPath: "#/type", params: { type: "object" }, message: "must be object" }], op.operationId));
-        }
-        if (!op.body(body)) return send(dialect.invalid("body", op.body.errors ?? [], op.operationId));
+        if (body === undefined) return send(invalid([MISSING_BODY]));
+        const wrongBody = check(op.body, body, "body");
+        if (wrongBody) return send(wrongBody);
       }
       return send(handler({ body: body as Body, query: query as Query, params: params as Params, headers, request }));
     },

@@ -1,7 +1,8 @@
 export { startReferenceServer, buildReferenceApp, resolveLimits, DEFAULT_BODY_LIMIT_BYTES, type ReferenceServer, type ReferenceServerOptions, type ReferenceLimits, type Service } from "./server.js";
 export { DEFAULT_HTTP_LIMITS, MAX_PARAM_LENGTH } from "./http.js";
 export { DEFAULT_STATE_LIMITS } from "./state.js";
-export { MAX_REPORTED_ERRORS } from "./spec.js";
+/** At most this many problems are described in one error answer (the contract's own bound). */
+export { ERROR_LIMIT as MAX_REPORTED_ERRORS } from "@api-contracts/contract-core";
 export {
   defaultFixtures,
   loadFixtures,
@@ -9,6 +10,7 @@ export {
   writeFixtures,
   FixturesError,
   type Fixtures,
+  type SeededFixtures,
   type World,
   type WorldCustomer,
   type WorldEntity,

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultFixtures } from "../src/index.js";
-import { SpecValidators } from "../src/spec.js";
-import { startApi, manualClock, type ApiUnderTest } from "./helpers.js";
+import { startApi, manualClock, type ApiUnderTest, validatorsOf } from "./helpers.js";
 
 const ids = defaultFixtures.entitlements;
 
@@ -18,7 +17,7 @@ describe("every answer matches the description", () => {
   });
 
   it("the response check rejects a body that breaks the documented schema", () => {
-    const spec = new SpecValidators("entitlements");
+    const spec = validatorsOf("entitlements");
     const validate = spec.response("POST", "/v1/balances.check", 200)!;
     expect(validate({ allowed: true, customer_id: "c", balance: null, flag: null })).toBe(true);
     expect(validate({ allowed: "yes", customer_id: "c", balance: null, flag: null })).toBe(false);
@@ -55,7 +54,7 @@ describe("every answer matches the description", () => {
     for (const expected of ["/v1/balances.check 200", "/v1/balances.check 400", "/v1/balances.check 401", "/v1/balances.check 404", "/v1/balances.check 409", "/v1/balances.finalize 200", "/v1/balances.finalize 400", "/v1/balances.finalize 401", "/v1/balances.track 200", "/v1/balances.track 404", "/v1/balances.track 409", "/v1/balances.track 400", "/v1/track 200", "/v1/check 200"]) {
       expect(statuses).toContain(expected);
     }
-    const described = new SpecValidators("entitlements").listOperations().map((o) => o.path);
+    const described = validatorsOf("entitlements").listOperations().map((o) => o.path);
     expect(new Set(ent.seen.map((s) => s.path))).toEqual(new Set(described));
   });
 
@@ -81,7 +80,7 @@ describe("every answer matches the description", () => {
     await web.request("GET", "/v2/team/credit-usage/historical?byApiKey=2");
     await web.request("GET", "/v2/team/credit-usage/historical", { auth: "Basic abc" });
 
-    const described = new SpecValidators("webdata").listOperations().map((o) => o.path);
+    const described = validatorsOf("webdata").listOperations().map((o) => o.path);
     expect(new Set(web.seen.map((s) => s.path))).toEqual(new Set(described));
     expect(web.seen.filter((s) => s.status >= 500)).toEqual([]);
     expect(new Set(web.seen.map((s) => s.status))).toEqual(new Set([200, 400, 401, 404, 409]));

@@ -34,7 +34,7 @@ describe("fixtures", () => {
   it("a world object that breaks the description is rejected with a message naming it", () => {
     const bad = structuredClone(defaultFixtures);
     (bad.world!.entitlements.features[0] as { type: string }).type = "teleport";
-    expect(() => validateFixtures(bad)).toThrow(/world\.entitlements\.features\[0\]: type must be one of/);
+    expect(() => validateFixtures(bad)).toThrow(/world\.entitlements\.features\[0\]\.type: must be one of/);
   });
 
   it("ids the contract kit relies on must fit the world (a denied feature must not be in the plan)", () => {
@@ -49,7 +49,21 @@ describe("fixtures", () => {
     writeFileSync(file, "{");
     expect(() => loadFixtures(file)).toThrow(new RegExp(`${file.replaceAll("/", "\\/")}: `));
     writeFileSync(file, JSON.stringify({ entitlements: {}, webdata: {} }));
-    expect(() => loadFixtures(file)).toThrow(/api_keys is required/);
+    expect(() => loadFixtures(file)).toThrow(/"entitlements" section lacks "customer_id"/);
+  });
+
+  it("the kit's format is checked by the kit's own schema: a crawl_url that is not http(s) is refused", () => {
+    const bad = structuredClone(defaultFixtures);
+    bad.webdata.crawl_url = "ftp://example.com";
+    expect(() => validateFixtures(bad)).toThrow(FixturesError);
+    expect(() => validateFixtures(bad)).toThrow(/webdata\.crawl_url/);
+  });
+
+  it("the server needs both sections and both keys, which the kit's format leaves optional", () => {
+    const { api_keys: _keys, ...keyless } = defaultFixtures;
+    expect(() => validateFixtures(keyless)).toThrow(/api_keys is required/);
+    const oneKey = { ...defaultFixtures, api_keys: { entitlements: defaultFixtures.api_keys.entitlements } };
+    expect(() => validateFixtures(oneKey)).toThrow(/api_keys\.webdata is required/);
   });
 
   it("startReferenceServer refuses an unknown service", async () => {

@@ -4,8 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { SpecValidators, type ApiName } from "../src/spec.js";
-import { startReferenceServer, type ReferenceServerOptions, type ReferenceServer } from "../src/index.js";
+import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { startReferenceServer, type ReferenceServerOptions, type ReferenceServer, type Service } from "../src/index.js";
+
+/** The bundle's validators, compiled apart from the server's own, for judging its answers. */
+export const validatorsOf = (api: Service): OpenApiValidators => new OpenApiValidators(loadBundle(api));
 
 export interface Call {
   status: number;
@@ -14,15 +17,15 @@ export interface Call {
 
 /** Every answer a test receives is checked against the documented schema of its status. */
 export class ApiUnderTest {
-  private readonly spec: SpecValidators;
+  private readonly spec: OpenApiValidators;
   readonly seen: Array<{ method: string; path: string; status: number }> = [];
 
   constructor(
-    readonly api: ApiName,
+    readonly api: Service,
     readonly server: ReferenceServer,
     readonly apiKey: string,
   ) {
-    this.spec = new SpecValidators(api);
+    this.spec = validatorsOf(api);
   }
 
   async request(method: string, url: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string>; auth?: string | null; template?: string } = {}): Promise<Call> {
@@ -48,11 +51,10 @@ export class ApiUnderTest {
   }
 }
 
-export async function startApi(service: ApiName, options: Omit<ReferenceServerOptions, "service"> = {}): Promise<ApiUnderTest> {
+export async function startApi(service: Service, options: Omit<ReferenceServerOptions, "service"> = {}): Promise<ApiUnderTest> {
   const server = await startReferenceServer({ service, ...options });
-  const { defaultFixtures } = await import("../src/fixtures.js");
-  const fixtures = options.fixtures ?? defaultFixtures;
-  return new ApiUnderTest(service, server, fixtures.api_keys[service]);
+  const { defaultFixtures, validateFixtures } = await import("../src/fixtures.js");
+  return new ApiUnderTest(service, server, validateFixtures(options.fixtures ?? defaultFixtures).api_keys[service]);
 }
 
 /** A clock tests can move by hand. */

@@ -91,6 +91,18 @@ describe("web data reference server", () => {
     expect(invalid.body.details[0]).toMatchObject({ code: "invalid_format", path: ["monitorId"] });
   });
 
+  it("the built-in world serves values across the seed's whole range: fractional numbers, non-string webhook maps, a session without streamWebView", async () => {
+    const { body } = await api.request("GET", `/v2/monitor/${defaultFixtures.webdata.monitor_id}`, { template: MONITOR });
+    const monitor = body.data;
+    expect(Number.isInteger(monitor.targets[0].scrapeOptions.threatProtection.riskScoreThreshold)).toBe(false);
+    expect(Number.isInteger(monitor.retentionDays)).toBe(false);
+    expect(Object.values(monitor.lastCheckSummary).some((count) => !Number.isInteger(count))).toBe(true);
+    expect(Object.values(monitor.webhook.headers).some((value) => typeof value !== "string")).toBe(true);
+    expect(Object.values(monitor.webhook.metadata).some((value) => typeof value !== "string")).toBe(true);
+    const { body: listed } = await api.request("GET", "/v2/interact");
+    expect(listed.sessions.some((s: object) => !("streamWebView" in s))).toBe(true);
+  });
+
   it("one credit is 15 tokens: remaining tokens are the plan's minus 15 per credit used this billing period", async () => {
     const { body } = await api.request("GET", "/v2/team/token-usage");
     const start = Date.parse(world.token_usage.billingPeriodStart!);

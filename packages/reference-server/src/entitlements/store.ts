@@ -1,5 +1,4 @@
 import type { components } from "@api-contracts/entitlements-client";
-import type { EntitlementsErrorCode } from "../errors.js";
 import type { Feature, Product, World, WorldCustomer } from "../fixtures.js";
 import { ExpiringKeys, type StateLimits } from "../state.js";
 
@@ -13,6 +12,17 @@ export type TrackResponse = Schemas["TrackResponse"];
 export type FinalizeRequest = Schemas["FinalizeRequest"];
 type ProductItem = Product["items"][number];
 type Interval = NonNullable<ProductItem["interval"]>;
+
+/** The codes of the `Error` table this store refuses with. */
+type EntitlementsErrorCode =
+  | "invalid_inputs"
+  | "invalid_request"
+  | "customer_not_found"
+  | "feature_not_found"
+  | "entity_not_found"
+  | "lock_already_exists"
+  | "duplicate_idempotency_key"
+  | "rate_limit_exceeded";
 
 /** A refusal in the API's error vocabulary; the HTTP layer turns it into the documented body. */
 export class EntitlementsError extends Error {

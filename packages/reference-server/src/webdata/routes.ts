@@ -1,9 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { paths } from "@api-contracts/webdata-client";
-import type { Fixtures } from "../fixtures.js";
-import { webdataDialect } from "../errors.js";
-import { addressUrl, createApp, registerOperation, type HandlerInput, type HttpLimits } from "../http.js";
-import { SpecValidators } from "../spec.js";
+import type { SeededFixtures } from "../fixtures.js";
+import { addressUrl, createApp, Refusals, registerOperation, type HandlerInput, type HttpLimits } from "../http.js";
+import { contractOf } from "../spec.js";
 import type { StateLimits } from "../state.js";
 import type { AnswerOf, PathOf, QueryOf, RequestBody } from "../typing.js";
 import { WebdataStore } from "./store.js";
@@ -16,7 +15,7 @@ type GetMonitorOp = paths["/v2/monitor/{monitorId}"]["get"];
 type TokenUsageOp = paths["/v2/team/token-usage"]["get"];
 type HistoricalOp = paths["/v2/team/credit-usage/historical"]["get"];
 export interface WebdataAppOptions {
-  fixtures: Required<Fixtures>;
+  fixtures: SeededFixtures;
   now: () => number;
   http: HttpLimits;
   state: StateLimits;
@@ -27,9 +26,8 @@ export interface WebdataAppOptions {
 /** The web data API: crawl start and cancel, sessions (and their `/v2/browser` alias), monitors, team usage. */
 export function webdataApp({ fixtures, now, http, state, publicUrl }: WebdataAppOptions): { app: FastifyInstance; store: WebdataStore } {
   const store = new WebdataStore(fixtures.world.webdata, now, state);
-  const words = webdataDialect(fixtures.api_keys.webdata);
-  const spec = SpecValidators.for("webdata");
-  const app = createApp(words, http);
+  const refusals = new Refusals(contractOf("webdata"), fixtures.api_keys.webdata);
+  const app = createApp(refusals, http);
   // Never from the request's Host header: a client must not choose the URLs the API hands out.
   const base = (): string => {
     if (publicUrl !== undefined) return publicUrl;
@@ -68,12 +66,12 @@ export function webdataApp({ fixtures, now, http, state, publicUrl }: WebdataApp
     body: { success: true, periods: store.historicalCreditUsage(input.query.byApiKey === true) },
   });
 
-  registerOperation(app, spec, words, "POST", "/v2/crawl", startCrawl);
-  registerOperation(app, spec, words, "DELETE", "/v2/crawl/{id}", cancelCrawl);
-  registerOperation(app, spec, words, "GET", "/v2/interact", listSessions);
-  registerOperation(app, spec, words, "GET", "/v2/browser", listSessions);
-  registerOperation(app, spec, words, "GET", "/v2/monitor/{monitorId}", getMonitor);
-  registerOperation(app, spec, words, "GET", "/v2/team/token-usage", tokenUsage);
-  registerOperation(app, spec, words, "GET", "/v2/team/credit-usage/historical", historical);
+  registerOperation(app, refusals, "POST", "/v2/crawl", startCrawl);
+  registerOperation(app, refusals, "DELETE", "/v2/crawl/{id}", cancelCrawl);
+  registerOperation(app, refusals, "GET", "/v2/interact", listSessions);
+  registerOperation(app, refusals, "GET", "/v2/browser", listSessions);
+  registerOperation(app, refusals, "GET", "/v2/monitor/{monitorId}", getMonitor);
+  registerOperation(app, refusals, "GET", "/v2/team/token-usage", tokenUsage);
+  registerOperation(app, refusals, "GET", "/v2/team/credit-usage/historical", historical);
   return { app, store };
 }
