@@ -4,9 +4,13 @@ import type { ErrorReply, Problem } from "./wording.js";
 
 /** What node's HTTP parser reports about a request it refused, as a problem the API can word. */
 export function parserProblem(error: Error & { code?: string }): Problem {
-  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "ERR_HTTP_HEADERS_TIMEOUT") return { kind: "timeout" };
-  if (error.code === "HPE_HEADER_OVERFLOW") return { kind: "bad-request", message: "The request line and headers are larger than the server accepts" };
-  return { kind: "bad-request", message: "The request is not valid HTTP/1.1" };
+  const code = error.code;
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT" || code === "ERR_HTTP_HEADERS_TIMEOUT") return { kind: "timeout" };
+  const reason = (message: string): Problem => ({ kind: "bad-request", message });
+  if (code === "HPE_HEADER_OVERFLOW") return reason("The request line and headers are larger than the server accepts");
+  if (code === "HPE_INVALID_CHUNK_SIZE" || code === "HPE_INVALID_EOF_STATE") return reason("The chunked body is not valid chunked encoding");
+  if (code === "HPE_UNEXPECTED_CONTENT_LENGTH" || code === "HPE_INVALID_TRANSFER_ENCODING") return reason("Content-Length and Transfer-Encoding conflict");
+  return reason("The request is not valid HTTP/1.1");
 }
 
 /** A complete HTTP/1.1 answer as raw bytes, for sockets the HTTP parser has given up on. */
@@ -21,14 +25,17 @@ export function rawHttpAnswer(reply: ErrorReply): string {
  * only honest ending is to close it.
  */
 export function answerParserErrors(server: Server, word: (problem: Problem) => ErrorReply): void {
-  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
-      socket.destroy();
-      return;
-    }
-    socket.end(rawHttpAnswer(word(parserProblem(error))));
-  });
+  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => answerParserError(error, socket, word));
+}
+
+/** What {@link answerParserErrors} does for one refused request (for servers that take a handler). */
+export function answerParserError(error: Error & { code?: string }, socket: Socket, word: (problem: Problem) => ErrorReply): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  socket.end(rawHttpAnswer(word(parserProblem(error))), () => socket.destroy());
 }
 
 /** Listens on `host:port` (0 picks a free port) and gives the URL clients reach it at. */

@@ -53,4 +53,4 @@ export {
   type WordingContext,
 } from "./wording.js";
 export { ContractErrors, refusal } from "./refusals.js";
-export { answerParserErrors, listen, parserProblem, rawHttpAnswer } from "./http-edge.js";
+export { answerParserError, answerParserErrors, listen, parserProblem, rawHttpAnswer } from "./http-edge.js";

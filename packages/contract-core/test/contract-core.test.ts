@@ -170,8 +170,8 @@ describe("error wording", () => {
         [{ kind: "invalid", errors: [{ in: "header", path: ["x-api-version"], keyword: "pattern", params: {}, message: "x" }] }, 400, "invalid_api_version"],
         [{ kind: "not-found", method: "GET", path: "/v9" }, 404, "invalid_request"],
         [{ kind: "malformed-json" }, 400, "invalid_inputs"],
-        [{ kind: "too-large", limit: 10 }, 413, "invalid_request"],
-        [{ kind: "timeout" }, 408, "invalid_request"],
+        [{ kind: "too-large", limit: 10 }, 413, "payload_too_large"],
+        [{ kind: "timeout" }, 408, "request_timeout"],
         [{ kind: "bad-gateway", message: "upstream sent 200 without balance" }, 502, "internal_error"],
         [{ kind: "internal" }, 500, "internal_error"],
       ] as const

@@ -117,7 +117,7 @@ describe("limits", () => {
     const proxy = await proxyTo(upstream.url, { judgeLimit: 1024, strict: true });
     const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, JSON.stringify({ pad: "z".repeat(4000) }));
     expect(reply.status).toBe(413);
-    expect(reply.json).toEqual({ message: "The request body is larger than 1024 bytes", code: "invalid_request", env: "sandbox" });
+    expect(reply.json).toEqual({ message: "The request body is larger than 1024 bytes", code: "payload_too_large", env: "sandbox" });
     expect(upstream.received).toHaveLength(0);
   });
 

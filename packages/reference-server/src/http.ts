@@ -1,8 +1,7 @@
-import { createServer, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { createServer } from "node:http";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { ValidateFunction } from "ajv";
-import { fieldErrors, type ContractErrors, type FieldError, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
+import { answerParserError, fieldErrors, type ContractErrors, type FieldError, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
 
 /** A status and JSON body, as handlers return them. */
 export interface Answer {
@@ -91,34 +90,6 @@ export function addressUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** What Node's HTTP parser reports, as a problem the API can word. */
-function clientErrorProblem(code: string | undefined): Problem {
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { kind: "timeout" };
-  const reason = (message: string): Problem => ({ kind: "bad-request", message });
-  if (code === "HPE_HEADER_OVERFLOW") return reason("The request line or headers are larger than 16 KB");
-  if (code === "HPE_INVALID_CHUNK_SIZE" || code === "HPE_INVALID_EOF_STATE") return reason("The chunked body is not valid chunked encoding");
-  if (code === "HPE_UNEXPECTED_CONTENT_LENGTH" || code === "HPE_INVALID_TRANSFER_ENCODING") return reason("Content-Length and Transfer-Encoding conflict");
-  return reason("The request is not valid HTTP");
-}
-
-/**
- * Answers a connection Node could not parse as HTTP (or that timed out) in the API's error shape,
- * written straight to the socket because no request object exists. Nothing is written when a
- * response has already started on that socket.
- */
-function answerClientError(refusals: Refusals, error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const answer = refusals.reply(clientErrorProblem(error.code));
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (!socket.writable || inFlight?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  const body = JSON.stringify(answer.body);
-  const head = [`HTTP/1.1 ${answer.status} ${answer.status === 408 ? "Request Timeout" : "Bad Request"}`, "Content-Type: application/json; charset=utf-8", `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
-  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`, () => socket.destroy());
-}
-
 /**
  * A Fastify instance whose parse errors, unknown routes, unreadable requests, timeouts and
  * unexpected failures all answer in the API's documented error shape (never Fastify's or Node's own).
@@ -141,7 +112,7 @@ export function createApp(refusals: Refusals, limits: HttpLimits): FastifyInstan
       server.setTimeout(limits.idleTimeoutMs);
       return server;
     },
-    clientErrorHandler: (error, socket) => answerClientError(refusals, error, socket),
+    clientErrorHandler: (error, socket) => answerParserError(error, socket, (problem) => refusals.reply(problem)),
     frameworkErrors: (error, _request, reply) => {
       const message = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` : "The request path does not decode as a URL";
       const answer = refusals.reply({ kind: "bad-request", message });
