@@ -1,7 +1,8 @@
 // Throughput straight to an upstream and through the contract proxy in front of it, side by side in
-// one run, with the same connections and request: POST /v1/balances.check, answered with its
-// documented example. Two upstreams: a bare node:http server (the proxy's cost shows fully) and
-// the Entitlements mock. Rounds alternate the order, so that a change in machine load affects both
+// one run, with the same connections and request: POST /v1/balances.check. Three upstreams: a bare
+// node:http server answering the documented example (the proxy's own cost shows fully), the
+// Entitlements mock, and the reference implementation (an upstream that does real work per
+// request, as the servers the proxy is put in front of do). Rounds alternate the order, so that a change in machine load affects both
 // sides of a round's ratio alike. Prints a Markdown table of medians.
 //   npm run bench -w packages/contract-proxy   [--seconds 5] [--rounds 3] [--connections 10]
 import { spawn } from "node:child_process";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { defaultFixtures } from "@api-contracts/reference-server";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "5" }, rounds: { type: "string", default: "3" }, connections: { type: "string", default: "10" } } });
 const seconds = Number(values.seconds);
@@ -20,12 +22,24 @@ const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-const request = {
+const mockRequest = {
   method: "POST",
   path: "/v1/balances.check",
   headers: { authorization: "Bearer am_sk_test_0123456789", "content-type": "application/json" },
   body: JSON.stringify({ customer_id: "cus_123", feature_id: "messages" }),
 };
+// The reference implementation knows only its own customers and key.
+const { entitlements: world, api_keys: keys } = defaultFixtures;
+const referenceRequest = {
+  ...mockRequest,
+  headers: { ...mockRequest.headers, authorization: `Bearer ${keys.entitlements}` },
+  body: JSON.stringify({ customer_id: world.customer_id, feature_id: world.metered_feature_id }),
+};
+const upstreams = [
+  { kind: "plain", label: "bare node:http", request: mockRequest },
+  { kind: "mock", label: "Entitlements mock", request: mockRequest },
+  { kind: "reference", label: "Entitlements reference server", request: referenceRequest },
+];
 const operation = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess");
 const example = operation.responses.find((r) => r.status === "200").media[0].examples[0].value;
 const bodyFile = path.join(mkdtempSync(path.join(tmpdir(), "proxy-bench-")), "body.json");
@@ -46,13 +60,13 @@ async function serve(args) {
   return { child, url: out.split("\n")[0] };
 }
 
-async function load(url, duration) {
+async function load(url, duration, request) {
   const result = await autocannon({ url: url + request.path, method: request.method, headers: request.headers, body: request.body, connections, duration });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
-async function violationsSeen(url) {
+async function violationsSeen(url, request) {
   const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body });
   await res.arrayBuffer();
   return res.headers.get("x-contract-violations");
@@ -60,17 +74,17 @@ async function violationsSeen(url) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
-for (const kind of ["plain", "mock"]) {
+for (const { kind, label, request } of upstreams) {
   const upstream = await serve([path.join(here, "upstream.mjs"), kind, bodyFile]);
   const proxy = await serve([path.join(here, "..", "bin", "contract-proxy.js"), "--service", "entitlements", "--upstream", upstream.url]);
-  if ((await violationsSeen(proxy.url)) !== "0") throw new Error(`the ${kind} upstream's answer is not clean through the proxy`);
+  if ((await violationsSeen(proxy.url, request)) !== "0") throw new Error(`the ${kind} upstream's answer is not clean through the proxy`);
   const sides = { direct: upstream.url, proxy: proxy.url };
-  for (const url of Object.values(sides)) await load(url, 1);
+  for (const url of Object.values(sides)) await load(url, 1, request);
   const runs = [];
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ["direct", "proxy"] : ["proxy", "direct"];
     const run = {};
-    for (const side of order) run[side] = await load(sides[side], seconds);
+    for (const side of order) run[side] = await load(sides[side], seconds, request);
     runs.push(run);
   }
   for (const child of [proxy.child, upstream.child]) {
@@ -79,7 +93,6 @@ for (const kind of ["plain", "mock"]) {
   }
   const pick = (side, key) => median(runs.map((r) => r[side][key]));
   const ratio = median(runs.map((r) => r.proxy.rps / r.direct.rps));
-  const label = kind === "plain" ? "bare node:http" : "Entitlements mock";
   rows.push(`| ${label} | direct | ${Math.round(pick("direct", "rps"))} | ${pick("direct", "p50")} | ${pick("direct", "p99")} | 100% |`);
   rows.push(`| ${label} | through contract-proxy | ${Math.round(pick("proxy", "rps"))} | ${pick("proxy", "p50")} | ${pick("proxy", "p99")} | ${Math.round(ratio * 100)}% |`);
 }

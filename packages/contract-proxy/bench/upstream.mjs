@@ -1,6 +1,7 @@
 // An upstream for the benchmark, in its own process, printing its URL:
 //   node bench/upstream.mjs plain <body-file>   a bare node:http server answering every request with one JSON body
 //   node bench/upstream.mjs mock                the Entitlements mock of @api-contracts/mock-server
+//   node bench/upstream.mjs reference           the Entitlements API of @api-contracts/reference-server
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 
@@ -15,6 +16,11 @@ if (kind === "plain") {
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   console.log(`http://127.0.0.1:${server.address().port}`);
   close = () => server.close();
+} else if (kind === "reference") {
+  const { startReferenceServer } = await import("@api-contracts/reference-server");
+  const reference = await startReferenceServer({ service: "entitlements" });
+  console.log(reference.url);
+  close = () => reference.close();
 } else {
   const { startMockServer } = await import("@api-contracts/mock-server");
   const mock = await startMockServer({ service: "entitlements" });
