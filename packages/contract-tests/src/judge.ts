@@ -1,5 +1,5 @@
 import type { ErrorObject } from "ajv/dist/2020.js";
-import { OpenApiValidators, escapePointer, follow, isJsonMediaType, loadBundle, matchMediaType, resolvePointer } from "@api-contracts/openapi-validators";
+import { OpenApiValidators, escapePointer, follow, isJsonMediaType, loadBundle, matchMediaType, resolvePointer } from "@api-contracts/contract-core";
 
 export type Service = "entitlements" | "webdata";
 

@@ -98,11 +98,11 @@ async function stop(child) {
   await once(child, "exit");
 }
 
-/** Time from spawning the mock bin to the first 200 of each API. */
+/** Time from spawning the mock process to the first 200 of each API. */
 async function startupTimes() {
   const [webdataPort, entitlementsPort] = [await freePort(), await freePort()];
   const startedAt = performance.now();
-  const child = startProcess(["bin/api-mock.js", "--webdata-port", String(webdataPort), "--entitlements-port", String(entitlementsPort)]);
+  const child = startProcess([path.join(here, "serve.mjs"), String(webdataPort), String(entitlementsPort)]);
   child.stdout.resume();
   children.add(child);
   const times = await Promise.all(
@@ -138,7 +138,7 @@ function cpuSeconds(pid) {
 async function measure(target) {
   const [webdataPort, entitlementsPort] = [await freePort(), await freePort()];
   const mockPort = target.service === "webdata" ? webdataPort : entitlementsPort;
-  const mock = startProcess(["bin/api-mock.js", "--webdata-port", String(webdataPort), "--entitlements-port", String(entitlementsPort)]);
+  const mock = startProcess([path.join(here, "serve.mjs"), String(webdataPort), String(entitlementsPort)]);
   mock.stdout.resume();
   const mockUrl = `http://127.0.0.1:${mockPort}`;
   children.add(mock);

@@ -1,3 +1,8 @@
+// The one module that reaches into Prism; everything else in the mock sees only the types below.
+// `@stoplight/prism-http` is pinned at 5.12.0: it is the newest release whose `engines` allow
+// Node 20 (">=18.20.1"); every later one on the registry (5.15.x, 5.16.0) requires Node 24.
+// The pin is exact because the components below are loaded from Prism's `dist/` paths, which are
+// not part of its public exports.
 import Module, { createRequire } from "node:module";
 
 /** The slice of Prism's HTTP operation model this package reads. */

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { errorAnswer, type Failure, type Violation } from "./errors.js";
+import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { HTTP_METHODS, type ErrorReply, type Problem } from "@api-contracts/contract-core";
 import { parsePrefer } from "./prefer.js";
 import {
   loadPrism,
@@ -12,7 +12,7 @@ import {
   type PrismResponse,
   type RouteComponent,
 } from "./prism.js";
-import { loadApi, operationKey, type ApiDescription, type Service } from "./spec.js";
+import { loadApi, type ApiDescription, type Service } from "./spec.js";
 
 export type { Service } from "./spec.js";
 
@@ -26,10 +26,12 @@ export interface MockServerOptions {
   dynamic?: boolean;
   /** Seed for dynamic bodies, so that a run can be repeated. */
   seed?: number | string;
-  /** Serve the stateful reference implementation instead of the examples. Default `false`. */
-  stateful?: boolean;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /** Time allowed for a request's headers to arrive, in milliseconds. Default 10 s. */
+  headersTimeout?: number;
+  /** Time allowed for a whole request (headers and body) to arrive, in milliseconds. Default 30 s. */
+  requestTimeout?: number;
 }
 
 export interface RunningServer {
@@ -39,16 +41,24 @@ export interface RunningServer {
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_HEADERS_TIMEOUT = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT = 30_000;
 const TOKEN = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/** The operation a refused request hit, as method and path template. */
+interface OperationKey {
+  method: string;
+  path: string;
+}
 
 /** A request refused before any example is chosen; carried through Prism as its error value. */
 class Refusal extends Error {
   constructor(
-    readonly operation: string | undefined,
-    readonly failure: Failure,
+    readonly operation: OperationKey | undefined,
+    readonly problem: Problem,
   ) {
-    super(failure.kind);
+    super(problem.kind);
   }
 }
 
@@ -56,7 +66,7 @@ class Refusal extends Error {
 interface BodyState {
   tooLarge: boolean;
   mediaType?: string;
-  jsonError?: string;
+  malformedJson?: boolean;
 }
 
 function authProblem(operation: PrismOperation, authorization: string | undefined) {
@@ -129,28 +139,29 @@ function createAnswer(api: ApiDescription, base: MockConfig, limit: number) {
   // With examples (not generated bodies) the answer depends only on the operation and the chosen example.
   const answered = new Map<string, Either<Error, PrismResponse>>();
   return (resource: PrismOperation, input: PrismRequest, body: BodyState): Either<Error, PrismResponse> => {
-    const key = operationKey(resource.method, resource.path);
-    const refuse = (failure: Failure) => ({ _tag: "Left" as const, left: new Refusal(key, failure) });
+    const operation = { method: resource.method, path: resource.path };
+    const key = `${resource.method.toUpperCase()} ${resource.path}`;
+    const refuse = (problem: Problem) => ({ _tag: "Left" as const, left: new Refusal(operation, problem) });
     const headers = input.headers ?? {};
     const auth = authProblem(resource, headers.authorization);
-    if (auth) return refuse({ kind: "auth", problem: auth });
+    if (auth) return refuse({ kind: "unauthorized", reason: auth });
     const contents = resource.request?.body?.contents ?? [];
     if (contents.length > 0) {
       if (body.tooLarge) return refuse({ kind: "too-large", limit });
       if (body.mediaType !== undefined) {
-        return refuse({ kind: "media-type", received: body.mediaType, supported: contents.map((c) => c.mediaType) });
+        return refuse({ kind: "unsupported-media-type", received: body.mediaType, supported: contents.map((c) => c.mediaType) });
       }
-      if (body.jsonError !== undefined) return refuse({ kind: "json", message: body.jsonError });
+      if (body.malformedJson) return refuse({ kind: "malformed-json" });
     }
-    const violations = api.requestValidator(resource.method, resource.path)({
+    const errors = api.validateRequest(resource.method, resource.path, {
       path: input.url.path,
       query: input.url.query ?? {},
       headers,
       body: input.body,
     });
-    if (violations.length > 0) return refuse({ kind: "invalid", violations });
+    if (errors.length > 0) return refuse({ kind: "invalid", errors });
     const chosen = preferredMock(resource, headers.prefer, base);
-    if (typeof chosen === "string") return refuse({ kind: "prefer", message: chosen });
+    if (typeof chosen === "string") return refuse({ kind: "bad-request", message: chosen });
     const mockInput = { data: input, validations: [] };
     if (chosen.dynamic) return prismMock({ resource, input: mockInput, config: chosen })(logger);
     const answerKey = `${key} ${chosen.code ?? ""} ${chosen.exampleKey ?? ""}`;
@@ -190,13 +201,27 @@ function readBody(req: IncomingMessage, limit: number): Promise<{ bytes: Buffer;
   });
 }
 
-function routeFailure(error: Error, method: string, path: string): Failure {
+function routeProblem(api: ApiDescription, error: Error, method: string, path: string): Problem {
   const name = `${error.name} ${error.message}`;
-  if (/NO_METHOD_MATCHED/.test(name)) return { kind: "route", status: 405, method, path };
-  if (/NO_PATH_MATCHED|NO_RESOURCE_PROVIDED|NO_SERVER|must start with a slash/.test(name)) {
-    return { kind: "route", status: 404, method, path };
+  if (/NO_METHOD_MATCHED/.test(name)) {
+    const allowed = HTTP_METHODS.map((m) => m.toUpperCase()).filter((m) => api.errors.validators.findOperation(m, path));
+    return { kind: "not-found", method, path, allowed };
   }
-  return { kind: "internal", message: "The mock could not produce an answer for this request" };
+  if (/NO_PATH_MATCHED|NO_RESOURCE_PROVIDED|NO_SERVER|must start with a slash/.test(name)) return { kind: "not-found", method, path };
+  return { kind: "internal" };
+}
+
+/** A complete HTTP/1.1 answer as raw bytes, for sockets the HTTP parser has given up on. */
+function rawAnswer(reply: ErrorReply): string {
+  const text = JSON.stringify(reply.body);
+  return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
+}
+
+/** What node's HTTP parser reports, as a problem the API can word. */
+function parserProblem(error: Error & { code?: string }): Problem {
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "ERR_HTTP_HEADERS_TIMEOUT") return { kind: "timeout" };
+  if (error.code === "HPE_HEADER_OVERFLOW") return { kind: "bad-request", message: "The request line and headers are larger than the server accepts" };
+  return { kind: "bad-request", message: "The request is not valid HTTP/1.1" };
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown): void {
@@ -228,21 +253,24 @@ async function createMockHandler(options: MockServerOptions) {
     const routed = route({ resources: api.operations, input });
     return routed._tag === "Left" ? routed : serve(routed.right, input, body);
   };
-  const answerError = (res: ServerResponse, operation: string | undefined, failure: Failure) => {
-    const answer = errorAnswer(api, operation, failure);
+  const answerError = (res: ServerResponse, operation: OperationKey | undefined, problem: Problem) => {
+    const answer = api.errors.reply(problem, operation);
     send(res, answer.status, {}, answer.body);
   };
 
-  /** The documented answer to a request too garbled for the HTTP parser, as raw bytes. */
-  const unparseable = (): string => {
-    const answer = errorAnswer(api, undefined, { kind: "invalid", violations: [{ location: ["request"], message: "is not valid HTTP/1.1" }] });
-    const text = JSON.stringify(answer.body);
-    return `HTTP/1.1 ${answer.status} Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
-  };
+  /** The documented answer to a request the HTTP parser refused, as raw bytes. */
+  const unparseable = (error: Error): string => rawAnswer(api.errors.reply(parserProblem(error)));
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? "GET").toUpperCase();
     const { path, query } = splitTarget(req.url ?? "/");
+    const declared = Number(req.headers["content-length"]);
+    if (declared > limit) {
+      // Refused from the header: waiting for (and draining) a body this size is the attack.
+      const answer = api.errors.reply({ kind: "too-large", limit });
+      send(res, answer.status, { connection: "close" }, answer.body);
+      return;
+    }
     try {
       const raw = await readBody(req, limit);
       const headers: Record<string, string> = {};
@@ -260,8 +288,8 @@ async function createMockHandler(options: MockServerOptions) {
         } else {
           try {
             body = JSON.parse(raw.bytes.toString("utf8"));
-          } catch (error) {
-            state.jsonError = (error as Error).message;
+          } catch {
+            state.malformedJson = true;
           }
         }
       }
@@ -271,13 +299,13 @@ async function createMockHandler(options: MockServerOptions) {
         const output = result.right;
         send(res, output.statusCode, output.headers ?? {}, output.body);
       } else if (result.left instanceof Refusal) {
-        answerError(res, result.left.operation, result.left.failure);
+        answerError(res, result.left.operation, result.left.problem);
       } else {
-        answerError(res, undefined, routeFailure(result.left, method, path));
+        answerError(res, undefined, routeProblem(api, result.left, method, path));
       }
-    } catch (error) {
+    } catch {
       if (res.headersSent) return void res.destroy();
-      answerError(res, undefined, { kind: "internal", message: (error as Error).message });
+      answerError(res, undefined, { kind: "internal" });
     }
   };
   return { handle, unparseable };
@@ -287,18 +315,22 @@ async function createMockHandler(options: MockServerOptions) {
 export async function startMockServer(options: MockServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 0;
-  if (options.stateful) {
-    // Loaded only on demand, so that the example-serving path never pulls in the reference implementation.
-    const specifier = "@api-contracts/reference-server";
-    const reference = (await import(specifier)) as {
-      startReferenceServer(o: { service: Service; host?: string; port?: number }): Promise<RunningServer>;
-    };
-    return reference.startReferenceServer({ service: options.service, host, port });
-  }
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+  const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
   const { handle, unparseable } = await createMockHandler(options);
-  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => void handle(req, res));
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end(unparseable());
+  const server = createServer(
+    {
+      keepAliveTimeout: 5_000,
+      requestTimeout,
+      headersTimeout,
+      // Node looks for expired requests only this often (30 s by default).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 2))),
+    },
+    (req, res) => void handle(req, res),
+  );
+  server.on("clientError", (error: Error, socket: Socket) => {
+    // Once an answer has begun on this socket, the only honest ending is to close it.
+    if (socket.writable && (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent !== true) socket.end(unparseable(error));
     else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {

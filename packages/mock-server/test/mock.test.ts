@@ -260,18 +260,3 @@ describe("dynamic mode", () => {
     }
   });
 });
-
-describe("stateful mode", () => {
-  it("stateful: true serves the reference implementation, which checks keys the examples accept", async () => {
-    const reference = await startMockServer({ service: "entitlements", stateful: true });
-    try {
-      const reply = await post(reference.url, "/v1/balances.check", check, { authorization: "Bearer am_sk_unknown_key" });
-      expect(reply.status).toBe(401);
-      expect(reply.json).toMatchObject({ code: "invalid_secret_key" });
-      const mocked = await post(ent.url, "/v1/balances.check", check, { authorization: "Bearer am_sk_unknown_key" });
-      expect(mocked.status).toBe(200);
-    } finally {
-      await reference.close();
-    }
-  });
-});

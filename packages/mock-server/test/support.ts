@@ -1,5 +1,5 @@
 import { request as httpRequest, Agent } from "node:http";
-import { OpenApiValidators, follow, loadBundle, resolvePointer, type JsonObject as Json } from "@api-contracts/openapi-validators";
+import { OpenApiValidators, follow, loadBundle, resolvePointer, type JsonObject as Json } from "@api-contracts/contract-core";
 
 export type Service = "entitlements" | "webdata";
 

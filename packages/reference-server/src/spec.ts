@@ -1,4 +1,4 @@
-import { OpenApiValidators, loadBundle, errorPath as memberPath } from "@api-contracts/openapi-validators";
+import { OpenApiValidators, loadBundle, errorPath as memberPath } from "@api-contracts/contract-core";
 import type { ErrorObject } from "ajv/dist/2020.js";
 
 export type ApiName = "entitlements" | "webdata";

@@ -1,16 +1,27 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { escapePointer, follow, isObject, resolvePointer, unescapePointer, type JsonObject } from "./pointer.js";
+import { escapePointer, isObject, unescapePointer, type JsonObject } from "./pointer.js";
+import { walkOperations, type WalkedOperation, type WalkedParameter } from "./walk.js";
+import { addXRules } from "./x-rules.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-
 /** The `$id` the document is registered under, so that compiled schemas can `$ref` into it. */
 const DOCUMENT_ID = "urn:openapi:document";
+
+/** At most this many problems are reported for one request (and kept in a validator's `errors`). */
+export const ERROR_LIMIT = 20;
+/**
+ * Values with more nodes than this are checked by a validator that stops at the first error: a
+ * large body of wrong items would otherwise make ajv build one error object per item.
+ */
+export const FULL_REPORT_NODE_LIMIT = 2_000;
+
+export interface ValidatorOptions {
+  /** The clock `x-rules` time windows are judged by, in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+}
 
 export interface OperationInfo {
   operationId: string;
@@ -22,13 +33,7 @@ export interface OperationInfo {
   pointer: string;
 }
 
-export interface Parameter {
-  name: string;
-  in: "path" | "query" | "header" | "cookie";
-  required: boolean;
-  /** JSON pointer of the parameter's schema. */
-  schema: string;
-}
+export type Parameter = Omit<WalkedParameter, "object">;
 
 export type RequestPart = "body" | "header" | "query" | "path";
 
@@ -77,12 +82,6 @@ export interface DocumentedResponse {
   content: JsonObject;
 }
 
-/** Reads the bundled description of one API from `@api-contracts/spec`. */
-export function loadBundle(api: "entitlements" | "webdata"): JsonObject {
-  const file = createRequire(import.meta.url).resolve(`@api-contracts/spec/${api}.json`);
-  return JSON.parse(readFileSync(file, "utf8")) as JsonObject;
-}
-
 /** The member path of an ajv error; ajv reports a missing or unknown member at its parent. */
 export function errorPath(error: ErrorObject): Array<string | number> {
   const path: Array<string | number> = error.instancePath
@@ -96,14 +95,50 @@ export function errorPath(error: ErrorObject): Array<string | number> {
   return path;
 }
 
-export function fieldErrors(errors: ErrorObject[] | null | undefined, where: RequestPart): FieldError[] {
-  return (errors ?? []).map((error) => ({
-    in: where,
-    path: errorPath(error),
-    keyword: error.keyword,
-    params: error.params as Record<string, unknown>,
-    message: error.message ?? "is invalid",
-  }));
+/** Members named by a schema made only of `required` (as in `oneOf: [{required: [a]}, {required: [b]}]`). */
+function requiredOnly(schema: unknown): string[] | null {
+  if (!isObject(schema)) return null;
+  const keys = Object.keys(schema).filter((k) => k !== "title" && k !== "description");
+  return keys.length === 1 && Array.isArray(schema.required) ? schema.required.map(String) : null;
+}
+
+function requiredBranches(error: ErrorObject): string[] | null {
+  const branches = Array.isArray(error.schema) ? error.schema.map(requiredOnly) : [];
+  return branches.length > 0 && branches.every((b) => b !== null) ? branches.flat() : null;
+}
+
+/**
+ * The errors that explain a failed validation. ajv reports every branch of a failed `oneOf` or
+ * `anyOf` plus the combinator itself: when the branches only say which members are required, the
+ * combinator says it best; otherwise the branches' own errors name the member.
+ */
+export function usefulErrors(errors: readonly ErrorObject[] | null | undefined): ErrorObject[] {
+  let all = (errors ?? []).filter((e) => e.keyword !== "if");
+  for (const combinator of all.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf")) {
+    const required = requiredBranches(combinator) !== null;
+    all = all.filter((e) => (required ? !e.schemaPath.startsWith(`${combinator.schemaPath}/`) : e !== combinator));
+  }
+  return all.length > 0 ? all : [...(errors ?? [])];
+}
+
+/**
+ * ajv errors as {@link FieldError}s (at most `limit`), only the useful ones; a `oneOf` of
+ * required-only branches carries the member names in `params.exactlyOneOf`, a `not` of
+ * `required` the forbidden ones in `params.notTogether`.
+ */
+export function fieldErrors(errors: readonly ErrorObject[] | null | undefined, where: RequestPart, limit = ERROR_LIMIT): FieldError[] {
+  const found: FieldError[] = [];
+  for (const error of usefulErrors(errors)) {
+    if (found.length >= limit) break;
+    const params = { ...(error.params as Record<string, unknown>) };
+    if (error.keyword === "oneOf" || error.keyword === "anyOf") {
+      const names = requiredBranches(error);
+      if (names) params.exactlyOneOf = names;
+    }
+    if (error.keyword === "not" && isObject(error.schema) && Array.isArray(error.schema.required)) params.notTogether = error.schema.required.map(String);
+    found.push({ in: where, path: errorPath(error), keyword: error.keyword, params, message: error.message ?? "is invalid" });
+  }
+  return found;
 }
 
 export function isJsonMediaType(mediaType: string): boolean {
@@ -118,6 +153,61 @@ export function matchMediaType(contentType: string, documented: string[]): strin
     if (type === received || type === "*/*") return true;
     return type.endsWith("/*") && received.startsWith(type.slice(0, -1));
   });
+}
+
+/** What one walk over a value found: its size in nodes (counted up to a bound) and where it holds a non-finite number. */
+interface Survey {
+  small: boolean;
+  nonFinite: ErrorObject[];
+}
+
+/**
+ * Walks a value once, without recursion (a parsed body can be nested deeper than the stack):
+ * JSON cannot carry Infinity or NaN, but `JSON.parse("1e400")` gives Infinity, which ajv's own
+ * type checks would let through wherever the schema does not say `number`.
+ */
+function survey(value: unknown): Survey {
+  const nonFinite: ErrorObject[] = [];
+  let nodes = 0;
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: "" }];
+  while (stack.length > 0) {
+    const { value: node, path } = stack.pop()!;
+    nodes++;
+    if (typeof node === "number") {
+      if (!Number.isFinite(node) && nonFinite.length < ERROR_LIMIT) {
+        nonFinite.push({ keyword: "finite", instancePath: path, schemaPath: "#", params: { value: String(node) }, message: "must be a finite number" });
+      }
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: `${path}/${i}` });
+    } else if (isObject(node)) {
+      const keys = Object.keys(node);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: node[keys[i]!], path: `${path}/${escapePointer(keys[i]!)}` });
+    }
+  }
+  return { small: nodes <= FULL_REPORT_NODE_LIMIT, nonFinite };
+}
+
+/**
+ * One validator that reports every problem of a value of ordinary size, only the first of a
+ * large one, refuses non-finite numbers anywhere, and keeps at most {@link ERROR_LIMIT} errors.
+ */
+function bounded(full: ValidateFunction, firstOnly: () => ValidateFunction): ValidateFunction {
+  const validate = function (this: unknown, data: unknown, context?: unknown): boolean {
+    const { small, nonFinite } = survey(data);
+    if (nonFinite.length > 0) {
+      validate.errors = nonFinite;
+      return false;
+    }
+    const check = small ? full : firstOnly();
+    const ok = (check as (d: unknown, c?: unknown) => boolean).call(this, data, context);
+    validate.errors = ok ? null : (check.errors ?? []).slice(0, ERROR_LIMIT);
+    return ok;
+  } as ValidateFunction;
+  // Callers read the compiled schema (for instance the names of documented headers).
+  validate.schema = full.schema;
+  validate.schemaEnv = full.schemaEnv;
+  validate.errors = null;
+  return validate;
 }
 
 /** Matches a concrete path against a template and returns its decoded variables. */
@@ -149,11 +239,13 @@ function pathMatcher(template: string): (path: string) => Record<string, string>
   };
 }
 
-function makeAjv(document: JsonObject, coerce: boolean): Ajv2020 {
+function makeAjv(document: JsonObject, coerce: boolean, allErrors: boolean, now: () => number): Ajv2020 {
   const ajv = new Ajv2020({
     // OpenAPI adds keywords JSON Schema does not know (example, discriminator, ...): not strict.
     strict: false,
-    allErrors: true,
+    allErrors,
+    // Infinity and NaN are not JSON numbers.
+    strictNumbers: true,
     validateSchema: false,
     // "array" because a query parameter documented as an array may arrive once, as a plain string.
     coerceTypes: coerce ? "array" : false,
@@ -162,44 +254,72 @@ function makeAjv(document: JsonObject, coerce: boolean): Ajv2020 {
     logger: false,
   });
   addFormats(ajv);
+  addXRules(ajv, now);
   ajv.addSchema(document, DOCUMENT_ID);
   return ajv;
 }
 
-type Operation = OperationInfo & { match: (path: string) => Record<string, string> | undefined };
+type Operation = OperationInfo & { walked: WalkedOperation; match: (path: string) => Record<string, string> | undefined };
+
+/** ajv instances of one document, made on first use: with or without coercion, every error or the first. */
+class Compilers {
+  private readonly made = new Map<string, Ajv2020>();
+  constructor(
+    private readonly document: JsonObject,
+    private readonly now: () => number,
+  ) {}
+
+  /** A bounded validator of a schema; the stop-at-first variant is compiled only if a large value comes. */
+  compile(schema: object, coerce: boolean): ValidateFunction {
+    const full = this.ajv(coerce, true).compile(schema);
+    let first: ValidateFunction | undefined;
+    return bounded(full, () => (first ??= this.ajv(coerce, false).compile(schema)));
+  }
+
+  private ajv(coerce: boolean, allErrors: boolean): Ajv2020 {
+    const key = `${coerce} ${allErrors}`;
+    let ajv = this.made.get(key);
+    if (!ajv) {
+      ajv = makeAjv(this.document, coerce, allErrors, this.now);
+      this.made.set(key, ajv);
+    }
+    return ajv;
+  }
+}
 
 /**
  * Validators compiled from one bundled OpenAPI 3.1 description. Every validator references the
  * document by JSON pointer, so the rules live only in the description; each is compiled once,
- * on first use.
+ * on first use. Reported errors are bounded ({@link ERROR_LIMIT}), and `x-rules` are enforced.
  */
 export class OpenApiValidators {
   readonly document: JsonObject;
-  private readonly strict: Ajv2020;
-  private coercing: Ajv2020 | undefined;
-  private readonly operations: Operation[] = [];
+  private readonly compilers: Compilers;
+  private readonly operations: Operation[];
   private readonly schemas = new Map<string, ValidateFunction>();
   private readonly requests = new Map<string, RequestValidators>();
 
-  constructor(document: JsonObject) {
+  constructor(document: JsonObject, options: ValidatorOptions = {}) {
     this.document = document;
-    this.strict = makeAjv(document, false);
-    for (const [template, raw] of Object.entries(isObject(document.paths) ? document.paths : {})) {
-      const item = follow(document, raw, `/paths/${escapePointer(template)}`);
-      if (!isObject(item.node)) continue;
-      for (const method of HTTP_METHODS) {
-        const operation = item.node[method];
-        if (!isObject(operation)) continue;
-        const pointer = `${item.pointer}/${method}`;
-        const operationId = String(operation.operationId ?? pointer);
-        this.operations.push({ operationId, method: method.toUpperCase(), path: template, pointer, match: pathMatcher(template) });
-      }
-    }
+    this.compilers = new Compilers(document, options.now ?? Date.now);
+    this.operations = walkOperations(document).map((walked) => ({
+      operationId: walked.operationId,
+      method: walked.method,
+      path: walked.path,
+      pointer: walked.pointer,
+      walked,
+      match: pathMatcher(walked.path),
+    }));
   }
 
   /** Every operation, in document order. */
   listOperations(): OperationInfo[] {
-    return this.operations.map(({ match: _match, ...info }) => info);
+    return this.operations.map(info);
+  }
+
+  /** Every operation walked: merged parameters, request body, documented responses and their examples. */
+  walkedOperations(): WalkedOperation[] {
+    return this.operations.map((op) => op.walked);
   }
 
   /** The operation a concrete request path hits; a template with fewer variables wins. */
@@ -210,17 +330,14 @@ export class OpenApiValidators {
       return values !== undefined && Object.values(values).every((v) => v !== "");
     });
     hits.sort((a, b) => a.path.split("{").length - b.path.split("{").length);
-    const best = hits[0];
-    if (!best) return undefined;
-    const { match: _match, ...info } = best;
-    return info;
+    return hits[0] && info(hits[0]);
   }
 
   /** Validator of the schema at a JSON pointer of the document (no coercion). */
   schema(pointer: string): ValidateFunction {
     let validate = this.schemas.get(pointer);
     if (!validate) {
-      validate = this.strict.compile({ $ref: `${DOCUMENT_ID}#${pointer}` });
+      validate = this.compilers.compile({ $ref: `${DOCUMENT_ID}#${pointer}` }, false);
       this.schemas.set(pointer, validate);
     }
     return validate;
@@ -244,15 +361,13 @@ export class OpenApiValidators {
 
   /** The response documented for a status: the exact code, then its range (`4XX`), then `default`. */
   documentedResponse(method: string, template: string, status: number): DocumentedResponse | undefined {
-    const { pointer } = this.operation(method, template);
-    const responses = resolvePointer(this.document, `${pointer}/responses`);
-    if (!isObject(responses)) return undefined;
+    const { responses } = this.operation(method, template).walked;
     const s = String(status);
-    const code = [s, `${s[0]}XX`, `${s[0]}xx`, "default"].find((c) => Object.hasOwn(responses, c));
-    if (code === undefined) return undefined;
-    const response = follow(this.document, responses[code], `${pointer}/responses/${escapePointer(code)}`);
-    const content = isObject(response.node) && isObject(response.node.content) ? response.node.content : {};
-    return { code, pointer: response.pointer, content };
+    for (const code of [s, `${s[0]}XX`, `${s[0]}xx`, "default"]) {
+      const found = responses.find((r) => r.status === code);
+      if (found) return { code, pointer: found.pointer, content: found.content };
+    }
+    return undefined;
   }
 
   /** Validator of the body documented for a status and Content-Type; null when none has a schema. */
@@ -272,76 +387,57 @@ export class OpenApiValidators {
     return found;
   }
 
-  private parameters(op: Operation): Parameter[] {
-    const parameters: Parameter[] = [];
-    for (const owner of [op.pointer.slice(0, op.pointer.lastIndexOf("/")), op.pointer]) {
-      const list = resolvePointer(this.document, `${owner}/parameters`);
-      if (!Array.isArray(list)) continue;
-      list.forEach((raw, i) => {
-        const { node, pointer } = follow(this.document, raw, `${owner}/parameters/${i}`);
-        if (!isObject(node)) return;
-        const found: Parameter = { name: String(node.name), in: node.in as Parameter["in"], required: node.required === true, schema: `${pointer}/schema` };
-        const same = parameters.findIndex((p) => p.name === found.name && p.in === found.in);
-        if (same >= 0) parameters[same] = found;
-        else parameters.push(found);
-      });
-    }
-    return parameters;
-  }
-
   private compileRequest(op: Operation): RequestValidators {
-    const parameters = this.parameters(op);
-    this.coercing ??= makeAjv(this.document, true);
-    const coercing = this.coercing;
+    const parameters: Parameter[] = op.walked.parameters.map(({ object: _object, ...parameter }) => parameter);
     const group = (where: "header" | "query" | "path") => {
       const selected = parameters.filter((p) => p.in === where);
       const names = selected.map((p) => (where === "header" ? p.name.toLowerCase() : p.name));
-      const validate = coercing.compile({
-        type: "object",
-        properties: Object.fromEntries(selected.map((p, i) => [names[i], { $ref: `${DOCUMENT_ID}#${p.schema}` }])),
-        required: names.filter((_, i) => selected[i]!.required),
-      });
+      const validate = this.compilers.compile(
+        {
+          type: "object",
+          properties: Object.fromEntries(selected.map((p, i) => [names[i], { $ref: `${DOCUMENT_ID}#${p.schema}` }])),
+          required: names.filter((_, i) => selected[i]!.required),
+        },
+        true,
+      );
       return { where, names, validate };
     };
     const headers = group("header");
     const query = group("query");
     const pathParams = group("path");
 
-    let body: ValidateFunction | undefined;
-    let bodyRequired = false;
-    const rawBody = resolvePointer(this.document, `${op.pointer}/requestBody`);
-    if (rawBody !== undefined) {
-      const requestBody = follow(this.document, rawBody, `${op.pointer}/requestBody`);
-      const node = isObject(requestBody.node) ? requestBody.node : {};
-      const content = isObject(node.content) ? node.content : {};
-      const mediaType = Object.keys(content).find((m) => isJsonMediaType(m.toLowerCase()));
-      if (mediaType !== undefined && isObject(content[mediaType]) && content[mediaType].schema !== undefined) {
-        body = this.schema(`${requestBody.pointer}/content/${escapePointer(mediaType)}/schema`);
-        bodyRequired = node.required === true;
-      }
-    }
+    const requestBody = op.walked.requestBody;
+    const json = requestBody?.media.find((m) => isJsonMediaType(m.mediaType.toLowerCase()) && m.schema !== undefined);
+    const body = json ? this.schema(json.schema!) : undefined;
+    const bodyRequired = body !== undefined && requestBody!.required;
 
     // Locations without parameters are skipped: nothing there can fail.
     const groups = [headers, query, pathParams].filter((g) => g.names.length > 0);
     const validate = (request: RequestParts): FieldError[] => {
       const errors: FieldError[] = [];
+      const add = (found: FieldError[]) => {
+        for (const error of found) if (errors.length < ERROR_LIMIT) errors.push(error);
+      };
       if (body) {
         if (request.body === undefined) {
           if (bodyRequired) errors.push({ in: "body", path: [], keyword: "required", params: {}, message: "is required" });
         } else if (!body(request.body)) {
-          errors.push(...fieldErrors(body.errors, "body"));
+          add(fieldErrors(body.errors, "body"));
         }
       }
       for (const { where, names, validate: check } of groups) {
         const source: Record<string, unknown> = where === "path" ? (op.match(request.path) ?? {}) : where === "query" ? request.query : request.headers;
         const values: Record<string, unknown> = {};
         for (const name of names) if (Object.hasOwn(source, name)) values[name] = source[name];
-        if (!check(values)) errors.push(...fieldErrors(check.errors, where));
+        if (!check(values)) add(fieldErrors(check.errors, where));
       }
       return errors;
     };
 
-    const { match: _match, ...info } = op;
-    return { ...info, parameters, body, bodyRequired, pathParams: pathParams.validate, query: query.validate, headers: headers.validate, validate };
+    return { ...info(op), parameters, body, bodyRequired, pathParams: pathParams.validate, query: query.validate, headers: headers.validate, validate };
   }
+}
+
+function info(op: Operation): OperationInfo {
+  return { operationId: op.operationId, method: op.method, path: op.path, pointer: op.pointer };
 }

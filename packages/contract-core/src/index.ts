@@ -1,0 +1,55 @@
+export {
+  OpenApiValidators,
+  errorPath,
+  fieldErrors,
+  usefulErrors,
+  matchMediaType,
+  isJsonMediaType,
+  ERROR_LIMIT,
+  FULL_REPORT_NODE_LIMIT,
+  type ValidatorOptions,
+  type OperationInfo,
+  type Parameter,
+  type RequestPart,
+  type RequestParts,
+  type FieldError,
+  type RequestValidators,
+  type DocumentedResponse,
+} from "./validators.js";
+export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
+export {
+  HTTP_METHODS,
+  walkOperations,
+  walkOperation,
+  type WalkedOperation,
+  type WalkedParameter,
+  type WalkedRequestBody,
+  type WalkedResponse,
+  type MediaEntry,
+  type NamedExample,
+} from "./walk.js";
+export { X_RULE_KINDS, type XRule } from "./x-rules.js";
+export {
+  registerApi,
+  listApis,
+  getApi,
+  loadBundle,
+  bundleFiles,
+  type ApiName,
+  type ApiDefinition,
+  type BundleSource,
+} from "./registry.js";
+export {
+  entitlementsWording,
+  webdataWording,
+  describeFieldError,
+  fieldName,
+  truncate,
+  MESSAGE_LIMIT,
+  ERROR_BODY_LIMIT,
+  type Problem,
+  type ErrorReply,
+  type ErrorWording,
+  type WordingContext,
+} from "./wording.js";
+export { ContractErrors, refusal } from "./refusals.js";

@@ -1,0 +1,154 @@
+import { escapePointer, follow, isObject, resolvePointer, type JsonObject } from "./pointer.js";
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+export interface NamedExample {
+  /** The key under `examples`, or `example` for the single `example` member. */
+  name: string;
+  value: unknown;
+}
+
+/** One media type of a request body or response, its `$ref`s followed. */
+export interface MediaEntry {
+  mediaType: string;
+  /** JSON pointer of the media type object. */
+  pointer: string;
+  /** JSON pointer of its schema; undefined when it documents none. */
+  schema?: string;
+  examples: NamedExample[];
+}
+
+export interface WalkedParameter {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required: boolean;
+  /** JSON pointer of the parameter's schema. */
+  schema: string;
+  /** The parameter object itself, after its `$ref`s. */
+  object: JsonObject;
+}
+
+export interface WalkedRequestBody {
+  pointer: string;
+  required: boolean;
+  media: MediaEntry[];
+}
+
+export interface WalkedResponse {
+  /** The key as written: `200`, `4XX` or `default`. */
+  status: string;
+  /** JSON pointer of the response object, after its `$ref`s. */
+  pointer: string;
+  object: JsonObject;
+  /** Media type objects by media type; empty when the response has no body. */
+  content: JsonObject;
+  media: MediaEntry[];
+}
+
+export interface WalkedOperation {
+  /** The documented operationId, or the operation's pointer when it has none. */
+  operationId: string;
+  /** Upper case: `POST`. */
+  method: string;
+  /** The path template as the description writes it: `/v2/crawl/{id}`. */
+  path: string;
+  /** JSON pointer of the operation object in the document. */
+  pointer: string;
+  operation: JsonObject;
+  /** Path-item and operation parameters, `$ref`s followed; the operation's replace same-named ones. */
+  parameters: WalkedParameter[];
+  requestBody?: WalkedRequestBody;
+  /** Documented responses in document order. */
+  responses: WalkedResponse[];
+}
+
+function examplesOf(document: JsonObject, media: JsonObject): NamedExample[] {
+  const found: NamedExample[] = [];
+  if (isObject(media.examples)) {
+    for (const [name, raw] of Object.entries(media.examples)) {
+      const { node } = follow(document, raw, "");
+      if (isObject(node) && Object.hasOwn(node, "value")) found.push({ name, value: node.value });
+    }
+  }
+  if (Object.hasOwn(media, "example")) found.push({ name: "example", value: media.example });
+  return found;
+}
+
+function mediaOf(document: JsonObject, content: JsonObject, pointer: string): MediaEntry[] {
+  return Object.entries(content).flatMap(([mediaType, raw]) => {
+    const at = `${pointer}/content/${escapePointer(mediaType)}`;
+    if (!isObject(raw)) return [];
+    const entry: MediaEntry = { mediaType, pointer: at, examples: examplesOf(document, raw) };
+    if (raw.schema !== undefined) entry.schema = `${at}/schema`;
+    return [entry];
+  });
+}
+
+function parametersOf(document: JsonObject, owners: string[]): WalkedParameter[] {
+  const parameters: WalkedParameter[] = [];
+  for (const owner of owners) {
+    const list = resolvePointer(document, `${owner}/parameters`);
+    if (!Array.isArray(list)) continue;
+    list.forEach((raw, i) => {
+      const { node, pointer } = follow(document, raw, `${owner}/parameters/${i}`);
+      if (!isObject(node)) return;
+      const found: WalkedParameter = {
+        name: String(node.name),
+        in: node.in as WalkedParameter["in"],
+        required: node.required === true,
+        schema: `${pointer}/schema`,
+        object: node,
+      };
+      const same = parameters.findIndex((p) => p.name === found.name && p.in === found.in);
+      if (same >= 0) parameters[same] = found;
+      else parameters.push(found);
+    });
+  }
+  return parameters;
+}
+
+/** One operation of the document, walked: parameters merged, request body and responses behind their `$ref`s. */
+export function walkOperation(document: JsonObject, pathItemPointer: string, method: string, template: string): WalkedOperation | undefined {
+  const pointer = `${pathItemPointer}/${method.toLowerCase()}`;
+  const operation = resolvePointer(document, pointer);
+  if (!isObject(operation)) return undefined;
+  const walked: WalkedOperation = {
+    operationId: typeof operation.operationId === "string" ? operation.operationId : pointer,
+    method: method.toUpperCase(),
+    path: template,
+    pointer,
+    operation,
+    parameters: parametersOf(document, [pathItemPointer, pointer]),
+    responses: [],
+  };
+  if (operation.requestBody !== undefined) {
+    const body = follow(document, operation.requestBody, `${pointer}/requestBody`);
+    if (isObject(body.node)) {
+      const content = isObject(body.node.content) ? body.node.content : {};
+      walked.requestBody = { pointer: body.pointer, required: body.node.required === true, media: mediaOf(document, content, body.pointer) };
+    }
+  }
+  if (isObject(operation.responses)) {
+    for (const [status, raw] of Object.entries(operation.responses)) {
+      const response = follow(document, raw, `${pointer}/responses/${escapePointer(status)}`);
+      if (!isObject(response.node)) continue;
+      const content = isObject(response.node.content) ? response.node.content : {};
+      walked.responses.push({ status, pointer: response.pointer, object: response.node, content, media: mediaOf(document, content, response.pointer) });
+    }
+  }
+  return walked;
+}
+
+/** Every operation of an OpenAPI 3.x document, in the order its paths and the HTTP methods are written. */
+export function walkOperations(document: JsonObject): WalkedOperation[] {
+  const operations: WalkedOperation[] = [];
+  for (const [template, raw] of Object.entries(isObject(document.paths) ? document.paths : {})) {
+    const item = follow(document, raw, `/paths/${escapePointer(template)}`);
+    if (!isObject(item.node)) continue;
+    for (const method of HTTP_METHODS) {
+      const walked = walkOperation(document, item.pointer, method, template);
+      if (walked) operations.push(walked);
+    }
+  }
+  return operations;
+}

@@ -1,0 +1,106 @@
+import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
+import type { DataValidationCxt } from "ajv/dist/types/index.js";
+import { escapePointer, isObject } from "./pointer.js";
+
+/** A rule of the spec's `x-rules` extension: a constraint between members that JSON Schema cannot state. */
+export type XRule =
+  | {
+      rule: "time-window";
+      member: string;
+      encoding: "epoch-milliseconds" | "date-time";
+      maxAheadMs?: number;
+      maxBehindMs?: number;
+      description: string;
+    }
+  | { rule: "at-most-fraction"; member: string; of: string; fraction: number; ofDefault?: number; description: string };
+
+export const X_RULE_KINDS = ["time-window", "at-most-fraction"] as const;
+
+type Check = (object: Record<string, unknown>, now: number) => boolean;
+
+const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
+function optionalNumber(rule: Record<string, unknown>, key: string): number | undefined {
+  const value = rule[key];
+  if (value === undefined) return undefined;
+  if (!isFiniteNumber(value)) throw new Error(`x-rules: ${String(rule.rule)} on ${String(rule.member)} needs a number for ${key}`);
+  return value;
+}
+
+/** Compiles one rule into a check of the object that carries it; a rule passes when its member is absent. */
+function compileRule(raw: unknown): { rule: XRule; check: Check } {
+  if (!isObject(raw) || typeof raw.member !== "string" || typeof raw.description !== "string") {
+    throw new Error(`x-rules: every rule needs a member and a description (got ${JSON.stringify(raw)})`);
+  }
+  const member = raw.member;
+  switch (raw.rule) {
+    case "time-window": {
+      if (raw.encoding !== "epoch-milliseconds" && raw.encoding !== "date-time") {
+        throw new Error(`x-rules: time-window on ${member} needs encoding epoch-milliseconds or date-time`);
+      }
+      const maxAhead = optionalNumber(raw, "maxAheadMs");
+      const maxBehind = optionalNumber(raw, "maxBehindMs");
+      const epoch = raw.encoding === "epoch-milliseconds";
+      const check: Check = (object, now) => {
+        const value = object[member];
+        // A value of the wrong type is the schema's own error, not the rule's.
+        const at = epoch ? (isFiniteNumber(value) ? value : NaN) : typeof value === "string" ? Date.parse(value) : NaN;
+        if (Number.isNaN(at)) return true;
+        if (maxAhead !== undefined && at - now > maxAhead) return false;
+        if (maxBehind !== undefined && now - at > maxBehind) return false;
+        return true;
+      };
+      return { rule: raw as unknown as XRule, check };
+    }
+    case "at-most-fraction": {
+      if (typeof raw.of !== "string") throw new Error(`x-rules: at-most-fraction on ${member} needs 'of'`);
+      const of = raw.of;
+      const fraction = optionalNumber(raw, "fraction");
+      if (fraction === undefined) throw new Error(`x-rules: at-most-fraction on ${member} needs 'fraction'`);
+      const ofDefault = optionalNumber(raw, "ofDefault");
+      const check: Check = (object) => {
+        const value = object[member];
+        if (!isFiniteNumber(value)) return true;
+        const whole = Object.hasOwn(object, of) ? object[of] : ofDefault;
+        if (!isFiniteNumber(whole)) return true;
+        return value <= fraction * whole;
+      };
+      return { rule: raw as unknown as XRule, check };
+    }
+    default:
+      // A misspelt kind must not silently switch a rule off.
+      throw new Error(`x-rules: unknown rule kind '${String(raw.rule)}' on ${member}; known: ${X_RULE_KINDS.join(", ")}`);
+  }
+}
+
+/** Registers the `x-rules` keyword; `now` is read at every validation. */
+export function addXRules(ajv: Ajv2020, now: () => number): void {
+  ajv.addKeyword({
+    keyword: "x-rules",
+    schemaType: "array",
+    errors: true,
+    compile(rules: unknown[]) {
+      const compiled = rules.map(compileRule);
+      const validate = (data: unknown, context?: DataValidationCxt): boolean => {
+        validate.errors = undefined;
+        if (!isObject(data)) return true;
+        const at = now();
+        const failed: ErrorObject[] = [];
+        for (const { rule, check } of compiled) {
+          if (!Object.hasOwn(data, rule.member) || check(data, at)) continue;
+          failed.push({
+            keyword: "x-rules",
+            instancePath: `${context?.instancePath ?? ""}/${escapePointer(rule.member)}`,
+            schemaPath: "#/x-rules",
+            params: { rule: rule.rule, member: rule.member },
+            message: rule.description,
+          });
+        }
+        validate.errors = failed.length > 0 ? failed : undefined;
+        return failed.length === 0;
+      };
+      validate.errors = undefined as ErrorObject[] | undefined;
+      return validate;
+    },
+  });
+}

@@ -1,0 +1,94 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { listApis, type ApiDefinition } from "@api-contracts/contract-core";
+import { startApiServer, type RunningServer } from "./stack.js";
+
+/** The APIs in the order of their default ports, as the command prints them. */
+function apisByPort(): ApiDefinition[] {
+  return listApis().sort((a, b) => a.mockPort - b.mockPort);
+}
+
+export function usage(): string {
+  const apis = apisByPort();
+  const width = Math.max(...apis.map((api) => `--${api.name}-port <port>`.length), 26) + 2;
+  const portLines = apis.map((api) => `  ${`--${api.name}-port <port>`.padEnd(width)}port of the ${api.title} (default ${api.mockPort}, 0 picks a free one)`);
+  return `Usage: api-mock [options]
+
+Serves mocks of the ${apis.map((api) => api.title).join(" and ")} from their bundled OpenAPI descriptions.
+
+Options:
+  ${"--host <host>".padEnd(width)}interface to listen on (default 127.0.0.1)
+${portLines.join("\n")}
+  ${"--only <api>".padEnd(width)}serve only one API: ${apis.map((api) => api.name).join(" or ")}
+  ${"--dynamic".padEnd(width)}generate bodies from the schemas instead of the documented examples
+  ${"--seed <n>".padEnd(width)}seed for --dynamic, so that runs repeat
+  ${"--stateful".padEnd(width)}serve the stateful reference implementation instead of examples
+  ${"--help".padEnd(width)}show this help
+
+Per request, the header "Prefer: example=<name>" picks a named example and
+"Prefer: code=<status>" picks a documented status.`;
+}
+
+function parsePort(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new Error(`${flag} must be a port number (0-65535), got '${text}'`);
+  return port;
+}
+
+/** Runs the command; resolves with an exit code once the servers listen (or at once on bad usage). */
+export async function main(argv: string[], out: (line: string) => void = console.log): Promise<number> {
+  let servers: RunningServer[] = [];
+  try {
+    const apis = apisByPort();
+    const options: NonNullable<ParseArgsConfig["options"]> = {
+      host: { type: "string", default: "127.0.0.1" },
+      only: { type: "string" },
+      dynamic: { type: "boolean", default: false },
+      seed: { type: "string" },
+      stateful: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    };
+    for (const api of apis) options[`${api.name}-port`] = { type: "string" };
+    const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options });
+    const text = (name: string) => values[name] as string | undefined;
+    if (values.help) {
+      out(usage());
+      return 0;
+    }
+    const only = text("only");
+    if (only !== undefined && !apis.some((api) => api.name === only)) {
+      throw new Error(`--only must be one of ${apis.map((api) => api.name).join(", ")}, got '${only}'`);
+    }
+    const seed = text("seed");
+    if (seed !== undefined && !values.dynamic) throw new Error("--seed only applies with --dynamic");
+    const chosen = apis.filter((api) => only === undefined || api.name === only);
+    const ports = chosen.map((api) => parsePort(text(`${api.name}-port`), `--${api.name}-port`, api.mockPort));
+    const settled = await Promise.allSettled(
+      chosen.map((api, i) =>
+        startApiServer({
+          api: api.name,
+          host: text("host")!,
+          port: ports[i]!,
+          dynamic: values.dynamic === true,
+          stateful: values.stateful === true,
+          ...(seed !== undefined ? { seed } : {}),
+        }),
+      ),
+    );
+    servers = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    chosen.forEach((api, i) => out(`${api.name.padEnd(12)} ${servers[i]!.url}`));
+    const stop = () => {
+      void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    return 0;
+  } catch (error) {
+    await Promise.all(servers.map((s) => s.close()));
+    console.error(`api-mock: ${(error as Error).message}`);
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) console.error(`\n${usage()}`);
+    return 2;
+  }
+}

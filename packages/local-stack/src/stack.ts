@@ -1,0 +1,74 @@
+import { getApi, listApis, type ApiName } from "@api-contracts/contract-core";
+import { startDocsServer } from "@api-contracts/docs/server";
+import { startMockServer } from "@api-contracts/mock-server";
+import { startReferenceServer } from "@api-contracts/reference-server";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface ApiServerOptions {
+  api: ApiName;
+  host?: string;
+  /** Default: the API's mock port from the registry; `0` picks a free one. */
+  port?: number;
+  /** Serve the stateful reference implementation instead of the documented examples. */
+  stateful?: boolean;
+  /** With examples: generate bodies from the schemas instead. */
+  dynamic?: boolean;
+  seed?: number | string;
+}
+
+/** Serves one API: its mock, or with `stateful` the reference implementation, on the same port. */
+export function startApiServer(options: ApiServerOptions): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? getApi(options.api).mockPort;
+  if (options.stateful) return startReferenceServer({ service: options.api as "entitlements" | "webdata", host, port });
+  return startMockServer({
+    service: options.api,
+    host,
+    port,
+    dynamic: options.dynamic ?? false,
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+  });
+}
+
+export interface LocalStackOptions {
+  host?: string;
+  /** Port per API name; an API not named gets its registry port. `0` picks a free one. */
+  ports?: Partial<Record<ApiName, number>>;
+  /** Port of the docs; default 4000. */
+  docsPort?: number;
+  /** Serve the reference implementation instead of the mocks. */
+  stateful?: boolean;
+}
+
+export interface LocalStack {
+  /** Every server started, by name: each API's, then `docs`. */
+  servers: Array<{ name: string; url: string }>;
+  close(): Promise<void>;
+}
+
+/** Starts every registered API (mock or reference implementation) and the docs; if one fails, stops the others. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const host = options.host ?? "127.0.0.1";
+  const apis = listApis().map((api) => api.name);
+  const starting: Array<Promise<RunningServer>> = [
+    ...apis.map((api) => startApiServer({ api, host, port: options.ports?.[api] ?? getApi(api).mockPort, stateful: options.stateful ?? false })),
+    startDocsServer({ host, port: options.docsPort ?? 4000 }),
+  ];
+  const settled = await Promise.allSettled(starting);
+  const running = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  const close = async () => {
+    await Promise.allSettled(running.map((s) => s.close()));
+  };
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) {
+    await close();
+    throw failed.reason;
+  }
+  const names = [...apis, "docs"];
+  return { servers: settled.map((s, i) => ({ name: names[i]!, url: (s as PromiseFulfilledResult<RunningServer>).value.url })), close };
+}
