@@ -19,7 +19,10 @@ function testcase(service: string, result: CheckResult): string {
   const open = `    <testcase classname="${escapeXml(`${service}.${result.operation}`)}" name="${escapeXml(result.check)}"`;
   if (result.skipped) return `${open}>\n      <skipped message="${escapeXml(result.reason)}"/>\n    </testcase>`;
   if (result.passed) return `${open}/>`;
-  const details = [result.reason, ...(result.reproduce ? [`seed: ${result.reproduce.seed}`, `request: ${JSON.stringify(result.reproduce.request)}`, result.reproduce.curl] : [])].join("\n");
+  const details = [
+    result.reason,
+    ...(result.failures ?? []).flatMap((failure) => ["", failure.reason, `seed: ${failure.reproduce.seed}`, `request: ${JSON.stringify(failure.reproduce.request)}`, ...failure.reproduce.curl]),
+  ].join("\n");
   return `${open}>\n      <failure message="${escapeXml(result.reason)}">${escapeXml(details)}</failure>\n    </testcase>`;
 }
 

@@ -5,7 +5,7 @@ import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
 import { CheckFailure, type Check, type CheckContext, type Level } from "./checks/types.js";
 import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
-import { generatedChecks, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
+import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
 
 export const SERVICES: readonly Service[] = ["entitlements", "webdata"];
 export const LEVELS: readonly Level[] = ["schema", "behavior"];
@@ -59,6 +59,8 @@ export interface CheckResult {
   examples?: number;
   /** How to repeat a failed generated check: seed, reduced request, curl. */
   reproduce?: Reproduction;
+  /** Every distinct failure of a generated check, each with its reduced request. */
+  failures?: Failure[];
 }
 
 export interface OperationReport {
@@ -245,8 +247,9 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
       outcome = { ok: false, reason: `the check could not run: ${(error as Error).message}`, examples: 0, stopped: false };
     }
     examples += outcome.examples;
-    const reproduce = outcome.reproduce && { ...outcome.reproduce, curl: outcome.reproduce.curl.map(redact) };
-    record({ ...base, passed: outcome.ok, reason: redact(outcome.reason), examples: outcome.examples, ...(reproduce ? { reproduce } : {}) });
+    const shown = (failure: Failure): Failure => ({ reason: redact(failure.reason), reproduce: { ...failure.reproduce, curl: failure.reproduce.curl.map(redact) } });
+    const failures = outcome.failures?.map(shown);
+    record({ ...base, passed: outcome.ok, reason: redact(outcome.reason), examples: outcome.examples, ...(failures ? { reproduce: failures[0]!.reproduce, failures } : {}) });
   }
   const stopped = deadline.aborted;
   const summary = stopped
@@ -260,8 +263,9 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
 export function formatResult(result: CheckResult): string {
   const status = result.skipped ? "SKIP" : result.passed ? "PASS" : "FAIL";
   const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}`;
-  if (!result.reproduce) return line;
-  return [line, `     seed: ${result.reproduce.seed}`, ...result.reproduce.curl.map((curl) => `     ${curl}`)].join("\n");
+  if (!result.failures) return line;
+  const details = result.failures.flatMap((failure, i) => [...(i > 0 ? [`     also: ${failure.reason}`] : []), `     seed: ${failure.reproduce.seed}`, ...failure.reproduce.curl.map((curl) => `     ${curl}`)]);
+  return [line, ...details].join("\n");
 }
 
 export function formatSummary(report: Pick<Report, "passed" | "failed">): string {

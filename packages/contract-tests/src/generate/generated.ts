@@ -36,12 +36,34 @@ export interface Reproduction {
   curl: string[];
 }
 
+/** One distinct failure of a generated check, with its reduced request. */
+export interface Failure {
+  reason: string;
+  reproduce: Reproduction;
+}
+
+/** At most this many distinct failures are looked for in one check. */
+const MAX_FAILURES_PER_CHECK = 5;
+
+/** Separates the verdict on an answer from what the request was (not part of a failure's signature). */
+const SEPARATOR = "--";
+
+/** What makes two failures the same: the verdict on the answer without its numbers (ids, lengths, ports). */
+export function signature(failure: string): string {
+  return failure.split(` ${SEPARATOR} `)[0]!.replace(/\d+/g, "#").slice(0, 160);
+}
+
+/** Requests spent on shrinking one failure; past it, fast-check's remaining candidates are not sent. */
+const SHRINK_REQUEST_BUDGET = 300;
+
 export interface GeneratedOutcome extends Outcome {
   /** Examples tried (shrinking not counted). */
   examples: number;
   /** The run's deadline passed: generation stopped early. */
   stopped: boolean;
   reproduce?: Reproduction;
+  /** Every distinct failure found, the first one first. */
+  failures?: Failure[];
 }
 
 export interface GeneratedCheck {
@@ -84,12 +106,31 @@ function judgeValid(service: Service, ctx: CheckContext, operation: string, requ
 }
 
 /** Judges the answer to a request that breaks one constraint; undefined when it was refused as documented. */
-function judgeInvalid(mutation: Mutation, problems: string[], result: CallResult): string | undefined {
+function judgeInvalid(problems: string[], result: CallResult): string | undefined {
   const { status, bodyText } = result.exchange;
-  const broke = `${mutation.kind} broken at ${mutation.where} (${problems[0] ?? "invalid"})`;
-  if (status < 400 || status >= 500 || status === 401) return `${broke}: expected a documented 4xx refusal, got ${status}: ${snippet(bodyText)}`;
-  if (!result.verdict.ok) return `${broke}: ${result.verdict.reason}`;
+  // The validator's words, not the mutation's: reducing the request may change what it breaks.
+  const broke = `the request breaks ${problems.length === 1 ? "one rule" : `${problems.length} rules`}: ${problems[0] ?? "(none)"}`;
+  // An accepted request's answer (a new id, say) differs every time: it is not part of what failed.
+  if (status < 400) return `expected a documented 4xx refusal, got ${status} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
+  if (status >= 500 || status === 401) return `expected a documented 4xx refusal, got ${status}: ${snippet(bodyText)} ${SEPARATOR} ${broke}`;
+  if (!result.verdict.ok) return `${result.verdict.reason} ${SEPARATOR} ${broke}`;
   return undefined;
+}
+
+/**
+ * One mutation, chosen first by where and which kind of rule it breaks, then among those: a large
+ * body offers many more places to break than a header does, and each kind should get its turn.
+ */
+function pickMutation(mutations: Mutation[], pick: number): Mutation | null {
+  const groups = new Map<string, Mutation[]>();
+  for (const mutation of mutations) {
+    const key = `${mutation.where.split(" ")[0]} ${mutation.kind}`;
+    groups.set(key, [...(groups.get(key) ?? []), mutation]);
+  }
+  const lists = [...groups.values()];
+  if (lists.length === 0) return null;
+  const group = lists[pick % lists.length]!;
+  return group[Math.floor(pick / lists.length) % group.length]!;
 }
 
 /** A runtime expression of a link (`$request.body#/lock/lock_id`, `$response.body#/id`), or a constant. */
@@ -191,7 +232,6 @@ async function runProperty(
   const valid = (request: GeneratedRequest, op = operation) => requestProblems(gen, op, request).length === 0;
   let halted: unknown;
   let examples = 0;
-  let shrinking = false;
 
   const send = async (op: WalkedOperation, request: GeneratedRequest): Promise<CallResult> => {
     if (ctx.deadline.aborted) throw new Halt();
@@ -212,18 +252,17 @@ async function runProperty(
   let keep: (request: GeneratedRequest) => boolean;
   if (check === "generated-invalid") {
     const invalid = (request: GeneratedRequest) => !valid(request);
+    // Shrinking the valid request under a mutation re-derives every mutation per candidate; the
+    // bounded reduction below does the same job for invalid data at a fraction of the cost.
     arbitrary = fc
-      .tuple(validRequestArbitrary(gen, operation), fc.nat())
-      .map(([request, pick]) => {
-        const mutations = mutationsOf(gen, operation, request, invalid);
-        return mutations.length > 0 ? mutations[pick % mutations.length]! : null;
-      })
+      .noShrink(fc.tuple(validRequestArbitrary(gen, operation), fc.nat()))
+      .map(([request, pick]) => pickMutation(mutationsOf(gen, operation, request, invalid), pick))
       .filter((mutation): mutation is Mutation => mutation !== null);
     keep = invalid;
     example = async (value) => {
       const mutation = value as Mutation;
       const result = await send(operation, mutation.request);
-      return [{ request: mutation.request, operation, failure: judgeInvalid(mutation, requestProblems(gen, operation, mutation.request), result) }];
+      return [{ request: mutation.request, operation, failure: judgeInvalid(requestProblems(gen, operation, mutation.request), result) }];
     };
   } else if (link) {
     arbitrary = fc.tuple(validRequestArbitrary(gen, operation), validRequestArbitrary(gen, link.target));
@@ -251,11 +290,18 @@ async function runProperty(
     };
   }
 
+  // Each distinct failure is shrunk on its own: once found, generation goes on past it, so that one
+  // fault does not hide another in the same operation.
+  const found: Failure[] = [];
+  const known = new Set<string>();
+  let shrinkingFor: string | undefined;
   let lastFailure: { value: unknown; steps: Step[] } | undefined;
+  let shrinkRequests = 0;
   const property = fc.asyncProperty(arbitrary, async (value) => {
     if (halted !== undefined || ctx.deadline.aborted) return true;
-    if (!shrinking) examples++;
-    options.onProgress?.({ operation: operation.operationId, check, done: examples, total: options.examples, shrinking });
+    if (shrinkingFor === undefined) examples++;
+    else if (++shrinkRequests > SHRINK_REQUEST_BUDGET) return true;
+    options.onProgress?.({ operation: operation.operationId, check, done: examples, total: options.examples, shrinking: shrinkingFor !== undefined });
     let steps: Step[];
     try {
       steps = await example(value);
@@ -263,48 +309,59 @@ async function runProperty(
       if (error instanceof Halt) return true;
       steps = [{ request: {} as GeneratedRequest, operation, failure: `the example could not run: ${(error as Error).message}` }];
     }
-    if (steps.every((step) => step.failure === undefined)) return true;
+    const failure = steps.find((step) => step.failure !== undefined)?.failure;
+    if (failure === undefined) return true;
+    const kind = signature(failure);
+    if (known.has(kind) || (shrinkingFor !== undefined && kind !== shrinkingFor)) return true;
+    shrinkingFor = kind;
     lastFailure = { value, steps };
-    shrinking = true;
     return false;
   });
-  const details = await fc.check(property, { numRuns: options.examples, seed, markInterruptAsFailure: false });
-  if (halted !== undefined) throw halted;
+  for (let round = 0; examples < options.examples && found.length < MAX_FAILURES_PER_CHECK && !ctx.deadline.aborted; round++) {
+    shrinkingFor = undefined;
+    lastFailure = undefined;
+    shrinkRequests = 0;
+    const details = await fc.check(property, { numRuns: options.examples - examples, seed: seed + round, markInterruptAsFailure: false });
+    if (halted !== undefined) throw halted;
+    if (details.failed && !lastFailure) {
+      return { ok: false, reason: `generation failed: ${String(details.errorInstance ?? "too many values refused")}`, examples, stopped: ctx.deadline.aborted };
+    }
+    if (!details.failed || !lastFailure) break;
+    const kind = shrinkingFor!;
+    known.add(kind);
+    found.push(await reduced(lastFailure, kind));
+  }
   const stopped = ctx.deadline.aborted;
-
-  if (!details.failed || !lastFailure) {
+  if (found.length === 0) {
     const how = stopped ? `stopped by --max-time after ${examples} of ${options.examples} examples` : `${examples} examples`;
-    if (details.failed && details.errorInstance) return { ok: false, reason: `generation failed: ${String(details.errorInstance)}`, examples, stopped };
     return { ok: true, reason: `${how} (seed ${options.seed})`, examples, stopped };
   }
+  const first = found[0]!;
+  const more = found.length > 1 ? ` (and ${found.length - 1} more distinct failure${found.length > 2 ? "s" : ""})` : "";
+  return { ok: false, reason: `${first.reason}${more}`, examples, stopped, reproduce: first.reproduce, failures: found };
 
-  // fast-check has shrunk the example; the last request of the failing sequence is reduced further.
-  let failing = lastFailure.steps;
-  const last = failing.at(-1)!;
-  if (!link && failing.length === 1 && !ctx.deadline.aborted) {
-    await reduceRequest(last.request, keep, async (candidate) => {
-      try {
-        const steps = check === "generated-invalid"
-          ? await example({ ...(lastFailure!.value as Mutation), request: candidate })
-          : await example(candidate);
-        if (steps[0]!.failure === undefined) return false;
-        failing = steps;
-        return true;
-      } catch (error) {
-        if (error instanceof Halt) return false;
-        throw error;
-      }
-    });
-    if (halted !== undefined) throw halted;
+  /** fast-check has shrunk the example; a lone request is reduced further, keeping the same failure. */
+  async function reduced(failure: { value: unknown; steps: Step[] }, kind: string): Promise<Failure> {
+    let failing = failure.steps;
+    if (!link && failing.length === 1 && !ctx.deadline.aborted) {
+      await reduceRequest(failing[0]!.request, keep, async (candidate) => {
+        try {
+          const steps = check === "generated-invalid" ? await example({ ...(failure.value as Mutation), request: candidate }) : await example(candidate);
+          if (steps[0]!.failure === undefined || signature(steps[0]!.failure) !== kind) return false;
+          failing = steps;
+          return true;
+        } catch (error) {
+          if (error instanceof Halt) return false;
+          throw error;
+        }
+      });
+      if (halted !== undefined) throw halted;
+    }
+    const failed = failing.find((step) => step.failure !== undefined) ?? failing.at(-1)!;
+    const curl = failing.map((step) => curlCommand(ctx.shownBaseUrl, step.operation.method, step.operation.path, step.request));
+    return {
+      reason: `${failed.failure} -- reduced request: ${JSON.stringify(failed.request)} (seed ${options.seed}, after ${examples} examples)`,
+      reproduce: { seed: options.seed, request: failed.request, curl },
+    };
   }
-  const failed = failing.find((step) => step.failure !== undefined) ?? failing.at(-1)!;
-  const curl = failing.map((step) => curlCommand(ctx.shownBaseUrl, step.operation.method, step.operation.path, step.request));
-  const request = failed.request;
-  return {
-    ok: false,
-    reason: `${failed.failure} -- reduced request: ${JSON.stringify(request)} (seed ${options.seed}, after ${examples} examples)`,
-    examples,
-    stopped,
-    reproduce: { seed: options.seed, request, curl },
-  };
 }

@@ -126,21 +126,36 @@ export function mergeInto(document: JsonObject, pointer: string, view: SchemaVie
   return view;
 }
 
+/** Views are read, never changed, once made: one per document and pointers is enough. */
+const made = new WeakMap<JsonObject, Map<string, SchemaView>>();
+
+function remembered(document: JsonObject, key: string, make: () => SchemaView): SchemaView {
+  let views = made.get(document);
+  if (!views) made.set(document, (views = new Map()));
+  let view = views.get(key);
+  if (!view) views.set(key, (view = make()));
+  return view;
+}
+
 /** The view of the schemas at these pointers, all of which a value must satisfy. */
 export function viewOf(document: JsonObject, pointers: string[]): SchemaView {
-  const view = emptyView();
-  for (const pointer of pointers) mergeInto(document, pointer, view);
-  view.pointers = [...pointers];
-  return view;
+  return remembered(document, pointers.join("\n"), () => {
+    const view = emptyView();
+    for (const pointer of pointers) mergeInto(document, pointer, view);
+    view.pointers = [...pointers];
+    return view;
+  });
 }
 
 /** The view with one of its branches merged in (and the branch list consumed). */
 export function withBranch(document: JsonObject, view: SchemaView, branch: string): SchemaView {
-  const merged = cloneView(view);
-  delete merged.branches;
-  mergeInto(document, branch, merged);
-  merged.pointers = view.pointers;
-  return merged;
+  return remembered(document, `${view.pointers.join("\n")}\n+${branch}`, () => {
+    const merged = cloneView(view);
+    delete merged.branches;
+    mergeInto(document, branch, merged);
+    merged.pointers = view.pointers;
+    return merged;
+  });
 }
 
 /** The JSON type of a value as JSON Schema names it. */
