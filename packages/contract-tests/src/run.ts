@@ -194,6 +194,7 @@ function resolveOptions(options: ContractTestOptions): Resolved {
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
   const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, redact } = resolveOptions(options);
   const contract = new Contract(loadBundledSpec(options.service));
+  const deadlineAt = Date.now() + limits.maxTimeMs;
   const deadline = AbortSignal.timeout(limits.maxTimeMs);
   const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch });
   const ctx: CheckContext = { caller, contract, level, fixtures };
@@ -241,7 +242,7 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
     reached++;
     let outcome: GeneratedOutcome;
     try {
-      outcome = await check.run({ ...ctx, deadline, shownBaseUrl });
+      outcome = await check.run({ ...ctx, deadline, deadlineAt, shownBaseUrl });
     } catch (error) {
       if (error instanceof UnreachableError) throw new UnreachableError(redact(error.message));
       outcome = { ok: false, reason: `the check could not run: ${(error as Error).message}`, examples: 0, stopped: false };

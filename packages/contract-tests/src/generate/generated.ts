@@ -66,11 +66,19 @@ export interface GeneratedOutcome extends Outcome {
   failures?: Failure[];
 }
 
+export interface GenerationContext extends CheckContext {
+  /** Aborts when the run's deadline passes. */
+  deadline: AbortSignal;
+  /** When the deadline passes, in epoch milliseconds (fast-check stops generating then). */
+  deadlineAt: number;
+  shownBaseUrl: string;
+}
+
 export interface GeneratedCheck {
   operation: string;
   name: string;
   what: string;
-  run(ctx: CheckContext & { deadline: AbortSignal; shownBaseUrl: string }): Promise<GeneratedOutcome>;
+  run(ctx: GenerationContext): Promise<GeneratedOutcome>;
 }
 
 /** One request of an example and the verdict on its answer; `failure` is undefined when it passed. */
@@ -212,7 +220,7 @@ export function generatedChecks(service: Service, contract: Contract, options: G
 
 async function runProperty(
   service: Service,
-  ctx: CheckContext & { deadline: AbortSignal; shownBaseUrl: string },
+  ctx: GenerationContext,
   validators: OpenApiValidators,
   operation: WalkedOperation,
   check: string,
@@ -321,9 +329,9 @@ async function runProperty(
     shrinkingFor = undefined;
     lastFailure = undefined;
     shrinkRequests = 0;
-    const details = await fc.check(property, { numRuns: options.examples - examples, seed: seed + round, markInterruptAsFailure: false });
+    const details = await fc.check(property, { numRuns: options.examples - examples, seed: seed + round, interruptAfterTimeLimit: Math.max(1, ctx.deadlineAt - Date.now()), markInterruptAsFailure: false });
     if (halted !== undefined) throw halted;
-    if (details.failed && !lastFailure) {
+    if (details.failed && !lastFailure && !details.interrupted) {
       return { ok: false, reason: `generation failed: ${String(details.errorInstance ?? "too many values refused")}`, examples, stopped: ctx.deadline.aborted };
     }
     if (!details.failed || !lastFailure) break;
