@@ -2,7 +2,8 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
-import { DEFAULT_MAX_TIME_MS, formatResult, formatSummary, LEVELS, parseLimit, runContractTests, SERVICES } from "./run.js";
+import { DEFAULT_MAX_TIME_MS, formatResult, formatSummary, LEVELS, parseLimit, parseSeed, randomSeed, runContractTests, SERVICES } from "./run.js";
+import { junitXml } from "./junit.js";
 import { maskUrl, redactor } from "./secrets.js";
 import type { Service } from "./judge.js";
 import type { Level } from "./checks/types.js";
@@ -10,15 +11,20 @@ import type { Level } from "./checks/types.js";
 export const USAGE = `Usage: contract-test --service <entitlements|webdata> --base-url <URL> [--api-key <KEY>]
                      [--fixtures <FILE.json>] [--level <schema|behavior>] [--report <FILE.json>]
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
+                     [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
 
+  --generate          also send N generated requests per check: valid ones, ones that break one
+                      constraint, and sequences that follow the description's links
+  --seed              seed of the generated requests (default random; printed, so a run can be repeated)
+  --junit             also write the results as JUnit XML, one test case per check
   --timeout           longest wait for one answer, headers and body (default ${DEFAULT_LIMITS.timeoutMs} ms);
                       a target that does not answer in time counts as unreachable
   --max-time          longest whole run (default ${DEFAULT_MAX_TIME_MS} ms); past it, unreachable
   --max-answer-bytes  most bytes read of one answer (default ${DEFAULT_LIMITS.maxAnswerBytes}); a longer one fails its check
 
 Options may also come from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY,
-CONTRACT_FIXTURES, CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME and
-CONTRACT_MAX_ANSWER_BYTES; a flag wins over its variable. The API key and any password in the
+CONTRACT_FIXTURES, CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME,
+CONTRACT_MAX_ANSWER_BYTES, CONTRACT_GENERATE and CONTRACT_SEED; a flag wins over its variable. The API key and any password in the
 base URL are never printed or written.
 Exit status: 0 every check passed, 1 a check failed, 2 bad arguments or unreachable server.`;
 
@@ -26,12 +32,16 @@ export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
   env: Record<string, string | undefined>;
+  /** Redraws one progress line; absent when the output is not a terminal. */
+  progress?: (line: string) => void;
 }
 
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
+  // \r and erase-line redraw the same line; "" clears it before the next result is printed.
+  ...(process.stderr.isTTY ? { progress: (line: string) => process.stderr.write(`\r\u001b[K${line}`) } : {}),
 };
 
 /** Runs the command line and resolves to its exit code. */
@@ -52,6 +62,9 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         timeout: { type: "string" },
         "max-time": { type: "string" },
         "max-answer-bytes": { type: "string" },
+        generate: { type: "string" },
+        seed: { type: "string" },
+        junit: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -79,6 +92,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
 
   const apiKey = pick("api-key", "CONTRACT_API_KEY");
   try {
+    const generate = parseLimit("--generate", pick("generate", "CONTRACT_GENERATE"));
+    const seed = parseSeed(pick("seed", "CONTRACT_SEED")) ?? (generate === undefined ? undefined : randomSeed());
+    if (generate !== undefined) io.out(`seed ${seed} (--seed ${seed} repeats this run's generated requests)`);
+    let progressShown = false;
     const report = await runContractTests({
       service: service as Service,
       baseUrl: baseUrl!,
@@ -88,9 +105,24 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       timeoutMs: parseLimit("--timeout", pick("timeout", "CONTRACT_TIMEOUT")),
       maxTimeMs: parseLimit("--max-time", pick("max-time", "CONTRACT_MAX_TIME")),
       maxAnswerBytes: parseLimit("--max-answer-bytes", pick("max-answer-bytes", "CONTRACT_MAX_ANSWER_BYTES")),
-      onResult: (result) => io.out(formatResult(result)),
+      generate,
+      seed,
+      onResult: (result) => {
+        if (progressShown) io.progress?.("");
+        progressShown = false;
+        io.out(formatResult(result));
+      },
+      onProgress: io.progress
+        ? ({ operation, check, done, total, shrinking }) => {
+            progressShown = true;
+            io.progress!(shrinking ? `${operation} ${check}: reducing a failing request` : `${operation} ${check}: ${Math.min(done, total)}/${total}`);
+          }
+        : undefined,
     });
+    if (progressShown) io.progress?.("");
     if (typeof values.report === "string") writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
+    if (typeof values.junit === "string") writeFileSync(values.junit, junitXml(report));
+    if (report.generation) io.out(report.generation.summary);
     io.out(formatSummary(report));
     return report.failed === 0 ? 0 : 1;
   } catch (error) {

@@ -1,5 +1,5 @@
-export { runContractTests, optionsFromEnv, listChecks, formatResult, formatSummary } from "./run.js";
-export type { ContractTestOptions, CheckResult, OperationReport, Report, RunLimits } from "./run.js";
+export { runContractTests, measureGeneratedRun, optionsFromEnv, listChecks, formatResult, formatSummary } from "./run.js";
+export type { ContractTestOptions, CheckResult, GeneratedRunCost, OperationReport, Report, RunLimits } from "./run.js";
 export { Contract, loadBundledSpec } from "./judge.js";
 export type { Exchange, Verdict, OperationRef, Service } from "./judge.js";
 export { UsageError, checkFixtures, fixturesSchema } from "./fixtures.js";

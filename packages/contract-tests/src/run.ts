@@ -5,6 +5,7 @@ import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
 import { CheckFailure, type Check, type CheckContext, type Level } from "./checks/types.js";
 import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
+import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
 
 export const SERVICES: readonly Service[] = ["entitlements", "webdata"];
 export const LEVELS: readonly Level[] = ["schema", "behavior"];
@@ -27,6 +28,12 @@ export interface ContractTestOptions {
   maxAnswerBytes?: number;
   /** Used for every request instead of the global fetch. */
   fetch?: typeof globalThis.fetch;
+  /** Examples per generated check (valid, invalid, linked); generation is off when absent. */
+  generate?: number;
+  /** Seed of the generated examples (default: random); the same seed makes the same requests. */
+  seed?: number;
+  /** Called after each generated example (the CLI draws its progress line from here). */
+  onProgress?: (progress: Progress) => void;
 }
 
 export const DEFAULT_MAX_TIME_MS = 300_000;
@@ -46,6 +53,14 @@ export interface CheckResult {
   level: Level;
   passed: boolean;
   reason: string;
+  /** Not run: generation stopped at the run's deadline before reaching it. */
+  skipped?: boolean;
+  /** Examples a generated check tried. */
+  examples?: number;
+  /** How to repeat a failed generated check: seed, reduced request, curl. */
+  reproduce?: Reproduction;
+  /** Every distinct failure of a generated check, each with its reduced request. */
+  failures?: Failure[];
 }
 
 export interface OperationReport {
@@ -62,6 +77,10 @@ export interface Report {
   limits: RunLimits;
   passed: number;
   failed: number;
+  /** Generated checks not run because the deadline passed. */
+  skipped?: number;
+  /** Examples per generated check, and the seed that repeats them; absent without generation. */
+  generation?: { examples: number; seed: number; stopped: boolean; summary: string };
   /** Results grouped by operationId, in the order the operations were first checked. */
   operations: Record<string, OperationReport>;
 }
@@ -111,7 +130,21 @@ interface Resolved {
   /** The base URL as it may be printed. */
   shownBaseUrl: string;
   limits: RunLimits;
+  generate: number | undefined;
+  seed: number;
   redact: (text: string) => string;
+}
+
+/** A seed for a run that was given none; it is printed so that the run can be repeated. */
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 0x7fffffff);
+}
+
+/** Parses a seed from a flag or variable: a whole number, or a UsageError. */
+export function parseSeed(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\s*-?\d+\s*$/.test(value)) throw new UsageError(`--seed must be a whole number (got ${JSON.stringify(value)})`);
+  return Number(value);
 }
 
 function resolveOptions(options: ContractTestOptions): Resolved {
@@ -134,6 +167,11 @@ function resolveOptions(options: ContractTestOptions): Resolved {
     maxTimeMs: parseLimit("maxTimeMs", options.maxTimeMs) ?? DEFAULT_MAX_TIME_MS,
     maxAnswerBytes: parseLimit("maxAnswerBytes", options.maxAnswerBytes) ?? DEFAULT_LIMITS.maxAnswerBytes,
   };
+  const generate = parseLimit("generate", options.generate);
+  if (options.seed !== undefined && !(Number.isSafeInteger(options.seed) && Math.abs(options.seed) <= 0x7fffffff)) {
+    throw new UsageError(`seed must be a whole number between -2147483647 and 2147483647 (got ${JSON.stringify(options.seed)})`);
+  }
+  const seed = options.seed ?? randomSeed();
   const trim = (href: string) => href.replace(/\/+$/, "");
   return {
     level,
@@ -142,6 +180,8 @@ function resolveOptions(options: ContractTestOptions): Resolved {
     baseUrl: trim(withoutCredentials(url).href),
     shownBaseUrl: trim(maskUrl(url.href)),
     limits,
+    generate,
+    seed,
     redact: redactor([apiKey, url.password, url.username && !url.password ? url.username : undefined]),
   };
 }
@@ -152,13 +192,24 @@ function resolveOptions(options: ContractTestOptions): Resolved {
  * the timeout, or the run passes its deadline.
  */
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
-  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, redact } = resolveOptions(options);
+  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, redact } = resolveOptions(options);
   const contract = new Contract(loadBundledSpec(options.service));
+  const deadlineAt = Date.now() + limits.maxTimeMs;
   const deadline = AbortSignal.timeout(limits.maxTimeMs);
   const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch });
   const ctx: CheckContext = { caller, contract, level, fixtures };
   const report: Report = { service: options.service, baseUrl: shownBaseUrl, level, limits, passed: 0, failed: 0, operations: {} };
   const checks = listChecks(options.service, level, contract);
+  const record = (result: CheckResult) => {
+    const group = (report.operations[result.operation] ??= { passed: 0, failed: 0, checks: [] });
+    group.checks.push(result);
+    if (result.skipped) report.skipped = (report.skipped ?? 0) + 1;
+    else {
+      group[result.passed ? "passed" : "failed"]++;
+      report[result.passed ? "passed" : "failed"]++;
+    }
+    options.onResult?.(result);
+  };
 
   for (const [index, check] of checks.entries()) {
     if (deadline.aborted) throw new UnreachableError(`the run did not finish within ${limits.maxTimeMs} ms (--max-time); ${index} of ${checks.length} checks ran`);
@@ -174,21 +225,75 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
       passed = false;
       reason = error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}`;
     }
-    const result: CheckResult = { operation: check.operation, check: check.name, what: check.what, level: check.level, passed, reason: redact(reason) };
-    const group = (report.operations[check.operation] ??= { passed: 0, failed: 0, checks: [] });
-    group.checks.push(result);
-    group[passed ? "passed" : "failed"]++;
-    report[passed ? "passed" : "failed"]++;
-    options.onResult?.(result);
+    record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed, reason: redact(reason) });
   }
+
+  if (generate === undefined) return report;
+  // Generation ends cleanly at the deadline: what ran is reported, the rest is marked skipped.
+  const generated = generatedChecks(options.service, contract, { examples: generate, seed, onProgress: options.onProgress });
+  let examples = 0;
+  let reached = 0;
+  for (const check of generated) {
+    const base = { operation: check.operation, check: check.name, what: check.what, level: "schema" as const };
+    if (deadline.aborted) {
+      record({ ...base, passed: false, skipped: true, reason: "not reached: the run's deadline passed (--max-time)" });
+      continue;
+    }
+    reached++;
+    let outcome: GeneratedOutcome;
+    try {
+      outcome = await check.run({ ...ctx, deadline, deadlineAt, shownBaseUrl });
+    } catch (error) {
+      if (error instanceof UnreachableError) throw new UnreachableError(redact(error.message));
+      outcome = { ok: false, reason: `the check could not run: ${(error as Error).message}`, examples: 0, stopped: false };
+    }
+    examples += outcome.examples;
+    const shown = (failure: Failure): Failure => ({ reason: redact(failure.reason), reproduce: { ...failure.reproduce, curl: failure.reproduce.curl.map(redact) } });
+    const failures = outcome.failures?.map(shown);
+    record({ ...base, passed: outcome.ok, reason: redact(outcome.reason), examples: outcome.examples, ...(failures ? { reproduce: failures[0]!.reproduce, failures } : {}) });
+  }
+  const stopped = deadline.aborted;
+  const summary = stopped
+    ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${generated.length} generated checks reached, ${examples} examples sent; seed ${seed}`
+    : `generation: ${generated.length} checks, ${examples} examples, seed ${seed}`;
+  report.generation = { examples: generate, seed, stopped, summary };
   return report;
 }
 
 /** One line per check: status, operation and check name, what was checked, and why it passed or failed. */
 export function formatResult(result: CheckResult): string {
-  return `${result.passed ? "PASS" : "FAIL"} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}`;
+  const status = result.skipped ? "SKIP" : result.passed ? "PASS" : "FAIL";
+  const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}`;
+  if (!result.failures) return line;
+  const details = result.failures.flatMap((failure, i) => [...(i > 0 ? [`     also: ${failure.reason}`] : []), `     seed: ${failure.reproduce.seed}`, ...failure.reproduce.curl.map((curl) => `     ${curl}`)]);
+  return [line, ...details].join("\n");
 }
 
 export function formatSummary(report: Pick<Report, "passed" | "failed">): string {
   return `${report.passed} passed, ${report.failed} failed`;
+}
+
+/** What one generated run cost: the figures the benchmarks quote. */
+export interface GeneratedRunCost {
+  generatedChecks: number;
+  requests: number;
+  seconds: number;
+  failed: number;
+}
+
+/** Runs the checks with generation on and counts the requests it sent and the time it took. */
+export async function measureGeneratedRun(options: ContractTestOptions & { generate: number }): Promise<GeneratedRunCost> {
+  let requests = 0;
+  const send = options.fetch ?? globalThis.fetch;
+  const counting: typeof globalThis.fetch = (input, init) => {
+    requests++;
+    return send(input, init);
+  };
+  const began = performance.now();
+  const report = await runContractTests({ ...options, fetch: counting });
+  const seconds = (performance.now() - began) / 1000;
+  const generatedChecks = Object.values(report.operations)
+    .flatMap((group) => group.checks)
+    .filter((check) => check.check.startsWith("generated-")).length;
+  return { generatedChecks, requests, seconds, failed: report.failed };
 }

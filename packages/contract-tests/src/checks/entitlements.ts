@@ -22,14 +22,14 @@ const PLACEHOLDER: EntitlementsFixtures = {
   unknown_customer_id: "cus_unknown_contract_test",
 };
 
-function ids(ctx: CheckContext | undefined): EntitlementsFixtures {
+export function entitlementsIds(ctx: Pick<CheckContext, "fixtures"> | undefined): EntitlementsFixtures {
   return ctx?.fixtures?.entitlements ?? PLACEHOLDER;
 }
 
 type Body = Record<string, unknown>;
 
 async function check(ctx: CheckContext, body: Body, step: string): Promise<Body> {
-  return requireAnswer(await ctx.caller.call("checkAccess", { body: { customer_id: ids(ctx).customer_id, ...body } }), 200, step);
+  return requireAnswer(await ctx.caller.call("checkAccess", { body: { customer_id: entitlementsIds(ctx).customer_id, ...body } }), 200, step);
 }
 
 function balanceOf(body: Body): Body | undefined {
@@ -39,7 +39,7 @@ function balanceOf(body: Body): Body | undefined {
 
 /** The remaining balance of the metered feature, read from a check of 1 unit. */
 async function remaining(ctx: CheckContext, step: string): Promise<number> {
-  const body = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: 1 }, step);
+  const body = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, required_balance: 1 }, step);
   const value = balanceOf(body)?.remaining;
   if (typeof value !== "number") throw new CheckFailure(`${step}: the metered feature has no numeric balance.remaining`);
   if (value < 10) throw new CheckFailure(`${step}: the metered feature has ${value} left; behaviour checks need at least 10 (refill the fixture customer)`);
@@ -67,7 +67,7 @@ export function entitlementsChecks(contract: Contract): Check[] {
     ...TRACK_OPERATIONS.map((operation) => ({ operation, what: "tracking one unit of a metered feature answers as documented", extra: { value: 1 } })),
   ];
   for (const { operation, what, extra } of customerOperations.filter(({ operation }) => known.has(operation))) {
-    const valid = (ctx: CheckContext | undefined): Body => ({ customer_id: ids(ctx).customer_id, feature_id: ids(ctx).metered_feature_id, ...extra });
+    const valid = (ctx: CheckContext | undefined): Body => ({ customer_id: entitlementsIds(ctx).customer_id, feature_id: entitlementsIds(ctx).metered_feature_id, ...extra });
     checks.push(
       successCheck(operation, what, (ctx) => ({ body: valid(ctx) })),
       ...authChecks(operation, (ctx) => ({ body: valid(ctx) })),
@@ -91,7 +91,7 @@ export function entitlementsChecks(contract: Contract): Check[] {
         what: "releasing a lock placed by a check answers as documented",
         async run(ctx) {
           const lockId = `lock_${randomUUID()}`;
-          await check(ctx, { feature_id: ids(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
+          await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
           return expectAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), "2xx");
         },
       },
@@ -108,38 +108,38 @@ export function entitlementsChecks(contract: Contract): Check[] {
 function behaviorChecks(): Check[] {
   return [
     behavior("checkAccess", "required-balance-default", "required_balance defaults to 1 and is echoed", async (ctx) => {
-      const body = await check(ctx, { feature_id: ids(ctx).metered_feature_id }, "check without required_balance");
+      const body = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id }, "check without required_balance");
       if (body.required_balance !== 1) return fail(`expected required_balance 1 when omitted, got ${JSON.stringify(body.required_balance)}`);
-      const echoed = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: 3 }, "check with required_balance 3");
+      const echoed = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, required_balance: 3 }, "check with required_balance 3");
       if (echoed.required_balance !== 3) return fail(`expected required_balance 3 to be echoed, got ${JSON.stringify(echoed.required_balance)}`);
       return pass("required_balance is 1 when omitted and echoes 3 when sent");
     }),
     behavior("checkAccess", "allowed-when-balance-covers", "allowed is true when the balance covers required_balance and false one unit beyond", async (ctx) => {
       const left = await remaining(ctx, "reading the balance");
-      const exact = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: left }, `check of all ${left} units`);
+      const exact = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, required_balance: left }, `check of all ${left} units`);
       expectAllowed(exact, true, `check of all ${left} units`);
-      const over = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: left + 1 }, `check of ${left + 1} units`);
+      const over = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, required_balance: left + 1 }, `check of ${left + 1} units`);
       expectAllowed(over, false, `check of ${left + 1} units (balance ${left})`);
       return pass(`balance ${left}: ${left} units allowed, ${left + 1} denied`);
     }),
     behavior("checkAccess", "allowed-when-unlimited", "an unlimited feature is allowed whatever the requirement", async (ctx) => {
-      const body = await check(ctx, { feature_id: ids(ctx).unlimited_feature_id, required_balance: 1_000_000_000 }, "check of the unlimited feature");
+      const body = await check(ctx, { feature_id: entitlementsIds(ctx).unlimited_feature_id, required_balance: 1_000_000_000 }, "check of the unlimited feature");
       expectAllowed(body, true, "check of 1e9 units of the unlimited feature");
       return pass("the unlimited feature allows 1e9 units");
     }),
     behavior("checkAccess", "allowed-when-boolean-in-plan", "a boolean feature in the plan is allowed and carries its flag", async (ctx) => {
-      const body = await check(ctx, { feature_id: ids(ctx).boolean_feature_id }, "check of the boolean feature");
+      const body = await check(ctx, { feature_id: entitlementsIds(ctx).boolean_feature_id }, "check of the boolean feature");
       expectAllowed(body, true, "check of the boolean feature in the plan");
       if (body.flag === null || typeof body.flag !== "object") return fail(`expected a flag for the boolean feature in the plan, got ${JSON.stringify(body.flag)}`);
       return pass("allowed with its flag");
     }),
     behavior("checkAccess", "denied-when-not-in-plan", "a boolean feature outside the plan is denied", async (ctx) => {
-      const body = await check(ctx, { feature_id: ids(ctx).denied_feature_id }, "check of the feature outside the plan");
+      const body = await check(ctx, { feature_id: entitlementsIds(ctx).denied_feature_id }, "check of the feature outside the plan");
       expectAllowed(body, false, "check of the feature outside the plan");
       return pass("denied");
     }),
     behavior("checkAccess", "balances-contain-checked-feature", "balances contains the checked feature", async (ctx) => {
-      const featureId = ids(ctx).metered_feature_id;
+      const featureId = entitlementsIds(ctx).metered_feature_id;
       const body = await check(ctx, { feature_id: featureId }, "check of the metered feature");
       const balances = body.balances;
       if (typeof balances !== "object" || balances === null || !(featureId in balances)) {
@@ -149,30 +149,30 @@ function behaviorChecks(): Check[] {
     }),
     behavior("checkAccess", "preview-usage-limit", "a denied check with with_preview carries preview with scenario usage_limit", async (ctx) => {
       const left = await remaining(ctx, "reading the balance");
-      const body = await check(ctx, { feature_id: ids(ctx).metered_feature_id, required_balance: left + 1, with_preview: true }, "denied check with preview");
+      const body = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, required_balance: left + 1, with_preview: true }, "denied check with preview");
       expectAllowed(body, false, "check beyond the balance");
       const preview = body.preview as Body | undefined | null;
       if (!preview || preview.scenario !== "usage_limit") return fail(`expected preview.scenario usage_limit, got ${JSON.stringify(preview ?? null)}`);
       return pass("preview.scenario is usage_limit");
     }),
     behavior("checkAccess", "preview-feature-flag", "a check of a feature outside the plan with with_preview carries preview with scenario feature_flag", async (ctx) => {
-      const body = await check(ctx, { feature_id: ids(ctx).denied_feature_id, with_preview: true }, "denied check with preview");
+      const body = await check(ctx, { feature_id: entitlementsIds(ctx).denied_feature_id, with_preview: true }, "denied check with preview");
       expectAllowed(body, false, "check of the feature outside the plan");
       const preview = body.preview as Body | undefined | null;
       if (!preview || preview.scenario !== "feature_flag") return fail(`expected preview.scenario feature_flag, got ${JSON.stringify(preview ?? null)}`);
       return pass("preview.scenario is feature_flag");
     }),
     behavior("checkAccess", "preview-only-when-denied-and-asked", "preview is absent when access is allowed or with_preview is not set", async (ctx) => {
-      const allowed = await check(ctx, { feature_id: ids(ctx).metered_feature_id, with_preview: true }, "allowed check with preview");
+      const allowed = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, with_preview: true }, "allowed check with preview");
       expectAllowed(allowed, true, "check of 1 unit");
       if (allowed.preview !== undefined && allowed.preview !== null) return fail(`allowed check carries preview ${JSON.stringify(allowed.preview)}`);
-      const denied = await check(ctx, { feature_id: ids(ctx).denied_feature_id }, "denied check without with_preview");
+      const denied = await check(ctx, { feature_id: entitlementsIds(ctx).denied_feature_id }, "denied check without with_preview");
       expectAllowed(denied, false, "check of the feature outside the plan");
       if (denied.preview !== undefined && denied.preview !== null) return fail(`denied check without with_preview carries preview ${JSON.stringify(denied.preview)}`);
       return pass("no preview when allowed, none when not asked for");
     }),
     behavior("checkAccess", "send-event-deducts-when-allowed", "send_event deducts required_balance when access is allowed", async (ctx) => {
-      const featureId = ids(ctx).metered_feature_id;
+      const featureId = entitlementsIds(ctx).metered_feature_id;
       const before = await remaining(ctx, "reading the balance");
       const sent = await check(ctx, { feature_id: featureId, required_balance: 2, send_event: true }, "check with send_event of 2 units");
       expectAllowed(sent, true, "check with send_event of 2 units");
@@ -181,7 +181,7 @@ function behaviorChecks(): Check[] {
       return pass(`balance went from ${before} to ${after}`);
     }),
     behavior("checkAccess", "send-event-no-deduction-when-denied", "send_event deducts nothing when access is denied", async (ctx) => {
-      const featureId = ids(ctx).metered_feature_id;
+      const featureId = entitlementsIds(ctx).metered_feature_id;
       const before = await remaining(ctx, "reading the balance");
       const sent = await check(ctx, { feature_id: featureId, required_balance: before + 1, send_event: true }, "denied check with send_event");
       expectAllowed(sent, false, `check with send_event of ${before + 1} units`);
@@ -190,7 +190,7 @@ function behaviorChecks(): Check[] {
       return pass(`balance stayed ${before}`);
     }),
     behavior("checkAccess", "lock-holds-units", "a lock holds its units: a check needing them is denied while it is held", async (ctx) => {
-      const featureId = ids(ctx).metered_feature_id;
+      const featureId = entitlementsIds(ctx).metered_feature_id;
       const before = await remaining(ctx, "reading the balance");
       const lockId = `lock_${randomUUID()}`;
       const locked = await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
@@ -206,7 +206,7 @@ function behaviorChecks(): Check[] {
       return pass(`with 3 of ${before} held, ${before - 2} denied and ${before - 3} allowed`);
     }),
     behavior("finalizeLock", "release-gives-units-back", "finalize with release gives the held units back", async (ctx) => {
-      const featureId = ids(ctx).metered_feature_id;
+      const featureId = entitlementsIds(ctx).metered_feature_id;
       const before = await remaining(ctx, "reading the balance");
       const lockId = `lock_${randomUUID()}`;
       await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
@@ -218,7 +218,7 @@ function behaviorChecks(): Check[] {
       return pass(`balance back to ${before}`);
     }),
     behavior("finalizeLock", "confirm-keeps-units", "finalize with confirm keeps the held units deducted", async (ctx) => {
-      const featureId = ids(ctx).metered_feature_id;
+      const featureId = entitlementsIds(ctx).metered_feature_id;
       const before = await remaining(ctx, "reading the balance");
       const lockId = `lock_${randomUUID()}`;
       await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");

@@ -13,7 +13,7 @@ const PLACEHOLDER: WebdataFixtures = {
 /** The seed's answer for cancelling a crawl that does not exist. */
 const CRAWL_NOT_FOUND = "Crawl job not found.";
 
-function ids(ctx: CheckContext | undefined): WebdataFixtures {
+export function webdataIds(ctx: Pick<CheckContext, "fixtures"> | undefined): WebdataFixtures {
   return ctx?.fixtures?.webdata ?? PLACEHOLDER;
 }
 
@@ -31,7 +31,7 @@ function wrongFormatIdCheck(contract: Contract, operation: string, param: string
 }
 
 async function startCrawl(ctx: CheckContext, step: string): Promise<string> {
-  const body = requireAnswer(await ctx.caller.call("startCrawl", { body: { url: ids(ctx).crawl_url } }), 200, step);
+  const body = requireAnswer(await ctx.caller.call("startCrawl", { body: { url: webdataIds(ctx).crawl_url } }), 200, step);
   if (typeof body.id !== "string") throw new Error(`${step}: the answer has no id`);
   return body.id;
 }
@@ -47,7 +47,7 @@ export function webdataChecks(contract: Contract): Check[] {
   const has = (operation: string) => known.has(operation);
 
   if (has("startCrawl")) {
-    const valid = (ctx: CheckContext | undefined): Body => ({ url: ids(ctx).crawl_url });
+    const valid = (ctx: CheckContext | undefined): Body => ({ url: webdataIds(ctx).crawl_url });
     checks.push(
       successCheck("startCrawl", "starting a crawl of a URL answers as documented", (ctx) => ({ body: valid(ctx) })),
       ...authChecks("startCrawl", (ctx) => ({ body: valid(ctx) })),
@@ -122,7 +122,7 @@ export function webdataChecks(contract: Contract): Check[] {
         level: "schema",
         what: "reading a monitor answers as documented (the fixture monitor at behavior level)",
         async run(ctx) {
-          const monitorId = ids(ctx).monitor_id;
+          const monitorId = webdataIds(ctx).monitor_id;
           const result = await ctx.caller.call("getMonitor", { path: { monitorId } });
           const body = requireAnswer(result, 200, "get monitor");
           const data = body.data as Body | undefined;
@@ -130,7 +130,7 @@ export function webdataChecks(contract: Contract): Check[] {
           return pass(result.verdict.reason);
         },
       },
-      ...authChecks("getMonitor", (ctx) => ({ path: { monitorId: ids(ctx).monitor_id } })),
+      ...authChecks("getMonitor", (ctx) => ({ path: { monitorId: webdataIds(ctx).monitor_id } })),
       ...wrongFormatIdCheck(contract, "getMonitor", "monitorId"),
       statusCheck("getMonitor", "unknown-id", "schema", 404, "a monitor id the server does not know gives 404 with the documented body", () => ({
         path: { monitorId: randomUUID() },

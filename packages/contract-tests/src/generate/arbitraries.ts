@@ -1,0 +1,216 @@
+import fc from "fast-check";
+import type { JsonObject, OpenApiValidators, WalkedOperation, XRule } from "@api-contracts/contract-core";
+import { viewOf, withBranch, type SchemaView } from "./schema-view.js";
+
+/** A request as the generator makes it: every parameter as the string that goes on the wire. */
+export interface GeneratedRequest {
+  path: Record<string, string>;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+export interface GeneratorContext {
+  document: JsonObject;
+  validators: OpenApiValidators;
+  /** The clock `x-rules` are judged by; the same one the validators use. */
+  now: () => number;
+  /** Real values for a member or parameter of this name (ids from the fixtures); undefined: none. */
+  hints: (name: string) => readonly string[] | undefined;
+}
+
+/** Longest string made for a schema without `maxLength`: long enough to pass any limit a server may wrongly set. */
+const STRING_CAP = 1_000;
+/** A clock `x-rules` window is kept this far from its edges: the server reads its clock later. */
+const WINDOW_MARGIN_MS = 60_000;
+/** Without a lower bound, a point in time goes back this far at most. */
+const DEFAULT_BEHIND_MS = 5 * 365 * 86_400_000;
+
+function isValid(ctx: GeneratorContext, pointers: string[], value: unknown): boolean {
+  return pointers.every((pointer) => ctx.validators.schema(pointer)(value));
+}
+
+function integerArbitrary(view: SchemaView): fc.Arbitrary<number> {
+  let min = Math.max(view.minimum ?? -(2 ** 31), view.exclusiveMinimum === undefined ? -Infinity : Math.floor(view.exclusiveMinimum) + 1);
+  let max = Math.min(view.maximum ?? 2 ** 31, view.exclusiveMaximum === undefined ? Infinity : Math.ceil(view.exclusiveMaximum) - 1);
+  min = Math.ceil(min);
+  max = Math.floor(max);
+  return fc.integer({ min, max });
+}
+
+function numberArbitrary(view: SchemaView): fc.Arbitrary<number> {
+  if (view.types?.includes("integer") && !view.types.includes("number")) return integerArbitrary(view);
+  const lower = view.exclusiveMinimum ?? view.minimum;
+  const upper = view.exclusiveMaximum ?? view.maximum;
+  const double = fc.double({
+    min: lower ?? -Number.MAX_VALUE,
+    max: upper ?? Number.MAX_VALUE,
+    minExcluded: view.exclusiveMinimum !== undefined,
+    maxExcluded: view.exclusiveMaximum !== undefined,
+    noNaN: true,
+    noDefaultInfinity: true,
+  });
+  // Whole numbers are what most callers send; fractions and extremes are where servers break.
+  const small = fc.integer({ min: Math.ceil(lower ?? -1_000), max: Math.floor(upper ?? 1_000_000) }).filter((n) => (view.exclusiveMinimum === undefined || n > view.exclusiveMinimum) && (view.exclusiveMaximum === undefined || n < view.exclusiveMaximum));
+  return Math.ceil(lower ?? -1_000) <= Math.floor(upper ?? 1_000_000) ? fc.oneof(small, double) : double;
+}
+
+function regexArbitrary(): fc.Arbitrary<string> {
+  const piece = fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), fc.constantFrom(".*", "\\d+", "[a-z]+", "(blog|docs)", "^/", "$", "/", "\\.html"));
+  return fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(""));
+}
+
+function formatArbitrary(format: string): fc.Arbitrary<string> | undefined {
+  switch (format) {
+    case "uuid":
+      return fc.uuid();
+    case "uri":
+    case "url":
+    case "iri":
+      return fc.webUrl({ withQueryParameters: true, withFragments: true });
+    case "date-time":
+      return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString());
+    case "date":
+      return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+    case "email":
+      return fc.emailAddress();
+    case "hostname":
+      return fc.domain();
+    case "ipv4":
+      return fc.ipV4();
+    case "ipv6":
+      return fc.ipV6();
+    case "regex":
+      return regexArbitrary();
+    default:
+      return undefined;
+  }
+}
+
+function stringArbitrary(view: SchemaView, ctx: GeneratorContext, plain: boolean): fc.Arbitrary<string> {
+  const minLength = view.minLength ?? 0;
+  const maxLength = Math.max(minLength, view.maxLength ?? Math.max(STRING_CAP, minLength));
+  const byFormat = view.format ? formatArbitrary(view.format) : undefined;
+  let arbitrary: fc.Arbitrary<string>;
+  if (byFormat) arbitrary = byFormat;
+  else if (view.patterns.length > 0) arbitrary = fc.stringMatching(new RegExp(view.patterns[0]!, "u"));
+  else {
+    const sized = (size: fc.SizeForArbitrary, unit: "grapheme-ascii" | "grapheme") => fc.string({ minLength, maxLength, size, unit });
+    // Short ASCII most of the time; long ones and any Unicode text now and then.
+    arbitrary = plain
+      ? fc.oneof({ weight: 4, arbitrary: sized("small", "grapheme-ascii") }, { weight: 1, arbitrary: sized("large", "grapheme-ascii") })
+      : fc.oneof({ weight: 4, arbitrary: sized("small", "grapheme-ascii") }, { weight: 1, arbitrary: sized("large", "grapheme-ascii") }, { weight: 1, arbitrary: sized("medium", "grapheme") });
+  }
+  if (byFormat || view.patterns.length > 0) {
+    const patterns = view.patterns.map((p) => new RegExp(p, "u"));
+    arbitrary = arbitrary.filter((s) => s.length >= minLength && s.length <= maxLength && patterns.every((p) => p.test(s)));
+  }
+  return view.format ? arbitrary.filter((s) => isValid(ctx, view.pointers, s)) : arbitrary;
+}
+
+/** A point in time inside an `x-rules` time window, read from the clock when the value is made. */
+function timeWindowArbitrary(rule: Extract<XRule, { rule: "time-window" }>, ctx: GeneratorContext): fc.Arbitrary<unknown> {
+  const ahead = rule.maxAheadMs === undefined ? 365 * 86_400_000 : rule.maxAheadMs - WINDOW_MARGIN_MS;
+  const behind = rule.maxBehindMs === undefined ? DEFAULT_BEHIND_MS : rule.maxBehindMs - WINDOW_MARGIN_MS;
+  return fc.integer({ min: -behind, max: ahead }).map((offset) => {
+    const at = ctx.now() + offset;
+    return rule.encoding === "date-time" ? new Date(at).toISOString() : at;
+  });
+}
+
+function objectArbitrary(view: SchemaView, ctx: GeneratorContext, depth: number): fc.Arbitrary<Record<string, unknown>> {
+  const keys = [...new Set([...view.properties.keys(), ...view.required])];
+  const windows = new Map(view.xRules.filter((r): r is Extract<XRule, { rule: "time-window" }> => r.rule === "time-window").map((r) => [r.member, r]));
+  const model: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const key of keys) {
+    const window = windows.get(key);
+    const pointers = view.properties.get(key);
+    model[key] = window ? timeWindowArbitrary(window, ctx) : pointers ? valueArbitrary(viewOf(ctx.document, pointers), ctx, depth + 1, key) : fc.jsonValue({ maxDepth: 2 });
+  }
+  const record = fc.record(model, { requiredKeys: keys.filter((key) => view.required.has(key)) }) as fc.Arbitrary<Record<string, unknown>>;
+  if (view.closed || view.additional === undefined) return record;
+  const values = view.additional === true ? fc.jsonValue({ maxDepth: 3 }) : valueArbitrary(viewOf(ctx.document, view.additional), ctx, depth + 1);
+  const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 16 }).filter((k) => !keys.includes(k) && k !== "__proto__"), values, { maxKeys: 5 });
+  return fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
+}
+
+function typedArbitrary(type: string, view: SchemaView, ctx: GeneratorContext, depth: number, name?: string): fc.Arbitrary<unknown> {
+  switch (type) {
+    case "null":
+      return fc.constant(null);
+    case "boolean":
+      return fc.boolean();
+    case "integer":
+      return integerArbitrary(view);
+    case "number":
+      return numberArbitrary(view);
+    case "string": {
+      const made = stringArbitrary(view, ctx, false);
+      const known = name === undefined ? undefined : ctx.hints(name);
+      // A share of the requests names things the target has, so that success paths are reached.
+      return known && known.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: made }) : made;
+    }
+    case "array": {
+      const items = view.items.length > 0 ? valueArbitrary(viewOf(ctx.document, view.items), ctx, depth + 1) : fc.jsonValue({ maxDepth: 1 });
+      return fc.array(items, { minLength: view.minItems ?? 0, maxLength: Math.max(view.minItems ?? 0, Math.min(view.maxItems ?? 8, 8)) });
+    }
+    case "object":
+      return objectArbitrary(view, ctx, depth);
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+/**
+ * An arbitrary of the values a schema view accepts. Branches of a `oneOf`/`anyOf` are merged with
+ * the rest of the view one at a time; where the view has keywords it does not model, the bundle's
+ * own validator (with `x-rules` and the same clock) filters what is made, so that every value is
+ * one the description accepts, and fast-check only shrinks towards values it still accepts.
+ */
+export function valueArbitrary(view: SchemaView, ctx: GeneratorContext, depth = 0, name?: string): fc.Arbitrary<unknown> {
+  if (depth > 12) throw new Error(`schema at ${view.pointers.join(", ")} nests deeper than the generator goes`);
+  let arbitrary: fc.Arbitrary<unknown>;
+  if (view.const) arbitrary = fc.constant(view.const.value);
+  else if (view.enum) arbitrary = fc.constantFrom(...view.enum);
+  else if (view.branches) arbitrary = fc.oneof(...view.branches.map((branch) => valueArbitrary(withBranch(ctx.document, view, branch), ctx, depth, name)));
+  else {
+    const inferred = view.types ?? (view.properties.size > 0 || view.required.size > 0 ? ["object"] : view.items.length > 0 ? ["array"] : undefined);
+    arbitrary = inferred ? fc.oneof(...inferred.map((type) => typedArbitrary(type, view, ctx, depth, name))) : fc.jsonValue({ maxDepth: 2 });
+  }
+  return view.needsValidation && view.pointers.length > 0 ? arbitrary.filter((value) => isValid(ctx, view.pointers, value)) : arbitrary;
+}
+
+/** A parameter value as it goes on the wire. */
+export function wireString(value: unknown): string {
+  return typeof value === "string" ? value : Array.isArray(value) ? value.map(wireString).join(",") : JSON.stringify(value);
+}
+
+/** The concrete path of a generated request, variables encoded. */
+export function concretePath(template: string, path: Record<string, string>): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(path[name] ?? ""));
+}
+
+/** The bundle's own verdict on a generated request: every problem, as contract-core words it. */
+export function requestProblems(ctx: GeneratorContext, operation: WalkedOperation, request: GeneratedRequest): string[] {
+  const validate = ctx.validators.request(operation.method, operation.path).validate;
+  const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return validate({ path: concretePath(operation.path, request.path), query: request.query, headers, body: request.body }).map(
+    (error) => `${error.in} ${error.path.join("/") || "(root)"} ${error.message}`,
+  );
+}
+
+/** Requests the operation's description accepts: parameters and JSON body, made from their schemas. */
+export function validRequestArbitrary(ctx: GeneratorContext, operation: WalkedOperation): fc.Arbitrary<GeneratedRequest> {
+  const part = (where: "path" | "query" | "header") => {
+    const parameters = operation.parameters.filter((p) => p.in === where);
+    const model = Object.fromEntries(parameters.map((p) => [p.name, valueArbitrary(viewOf(ctx.document, [p.schema]), ctx, 0, p.name).map(wireString)]));
+    return fc.record(model, { requiredKeys: parameters.filter((p) => p.required || where === "path").map((p) => p.name) }) as fc.Arbitrary<Record<string, string>>;
+  };
+  const media = operation.requestBody?.media.find((m) => /^application\/(.+\+)?json$/i.test(m.mediaType) && m.schema !== undefined);
+  const body = media ? valueArbitrary(viewOf(ctx.document, [media.schema!]), ctx) : fc.constant(undefined);
+  const optionalBody = media && !operation.requestBody!.required ? fc.option(body, { nil: undefined }) : body;
+  return fc
+    .record({ path: part("path"), query: part("query"), headers: part("header"), body: optionalBody })
+    .map(({ body: value, ...rest }) => (value === undefined ? rest : { ...rest, body: value }))
+    .filter((request) => requestProblems(ctx, operation, request).length === 0);
+}

@@ -1,0 +1,375 @@
+import fc from "fast-check";
+import { isObject, OpenApiValidators, resolvePointer, type WalkedOperation } from "@api-contracts/contract-core";
+import { UnreachableError, type CallResult } from "../http.js";
+import type { Contract, Service } from "../judge.js";
+import type { CheckContext, Outcome } from "../checks/types.js";
+import { snippet } from "../checks/types.js";
+import { requestProblems, validRequestArbitrary, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
+import { curlCommand } from "./curl.js";
+import { mutationsOf, type Mutation } from "./mutations.js";
+import { PROFILES, type Answer, type LinkSource } from "./profiles.js";
+import { reduceRequest } from "./reduce.js";
+
+export interface GenerationOptions {
+  /** Examples per check (valid requests, invalid requests, linked sequences). */
+  examples: number;
+  seed: number;
+  /** Called after each example. */
+  onProgress?: (progress: Progress) => void;
+}
+
+export interface Progress {
+  operation: string;
+  check: string;
+  done: number;
+  total: number;
+  /** A failure was found and is being reduced. */
+  shrinking: boolean;
+}
+
+/** How to send a failing request again. */
+export interface Reproduction {
+  seed: number;
+  /** The reduced request (for a linked sequence, the last one). */
+  request: GeneratedRequest;
+  /** `curl` commands, one per request of the sequence; the key is `$API_KEY`. */
+  curl: string[];
+}
+
+/** One distinct failure of a generated check, with its reduced request. */
+export interface Failure {
+  reason: string;
+  reproduce: Reproduction;
+}
+
+/** At most this many distinct failures are looked for in one check. */
+const MAX_FAILURES_PER_CHECK = 5;
+
+/** Separates the verdict on an answer from what the request was (not part of a failure's signature). */
+const SEPARATOR = "--";
+
+/** What makes two failures the same: the verdict on the answer without its numbers (ids, lengths, ports). */
+export function signature(failure: string): string {
+  return failure.split(` ${SEPARATOR} `)[0]!.replace(/\d+/g, "#").slice(0, 160);
+}
+
+/** Requests spent on shrinking one failure; past it, fast-check's remaining candidates are not sent. */
+const SHRINK_REQUEST_BUDGET = 300;
+
+export interface GeneratedOutcome extends Outcome {
+  /** Examples tried (shrinking not counted). */
+  examples: number;
+  /** The run's deadline passed: generation stopped early. */
+  stopped: boolean;
+  reproduce?: Reproduction;
+  /** Every distinct failure found, the first one first. */
+  failures?: Failure[];
+}
+
+export interface GenerationContext extends CheckContext {
+  /** Aborts when the run's deadline passes. */
+  deadline: AbortSignal;
+  /** When the deadline passes, in epoch milliseconds (fast-check stops generating then). */
+  deadlineAt: number;
+  shownBaseUrl: string;
+}
+
+export interface GeneratedCheck {
+  operation: string;
+  name: string;
+  what: string;
+  run(ctx: GenerationContext): Promise<GeneratedOutcome>;
+}
+
+/** One request of an example and the verdict on its answer; `failure` is undefined when it passed. */
+interface Step {
+  request: GeneratedRequest;
+  operation: WalkedOperation;
+  failure?: string;
+}
+
+/** Stops a property cleanly: the deadline passed, or the target cannot be reached (rethrown after). */
+class Halt extends Error {}
+
+function seedFor(seed: number, operation: string, check: string): number {
+  let hash = seed | 0;
+  for (const char of `${operation} ${check}`) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
+  return hash;
+}
+
+function answerOf(result: CallResult): Answer {
+  return { status: result.exchange.status, body: result.body };
+}
+
+/** Judges the answer to a request the description accepts; undefined when it passes. */
+function judgeValid(service: Service, ctx: CheckContext, operation: string, request: GeneratedRequest, result: CallResult, source?: LinkSource): string | undefined {
+  const { status, bodyText } = result.exchange;
+  if (status >= 500) return `a valid request got ${status}: ${snippet(bodyText)}`;
+  if (!result.verdict.ok) return result.verdict.reason;
+  if (status === 400 && !PROFILES[service].stateRefusal?.(operation, request, answerOf(result), ctx.fixtures, source)) {
+    return `a request the description accepts was refused as invalid (400): ${snippet(bodyText)}`;
+  }
+  if (source && source.answer.status < 300 && status === 404) return `the value ${source.operation}'s answer links to names nothing (404): ${snippet(bodyText)}`;
+  return undefined;
+}
+
+/** Judges the answer to a request that breaks one constraint; undefined when it was refused as documented. */
+function judgeInvalid(problems: string[], result: CallResult): string | undefined {
+  const { status, bodyText } = result.exchange;
+  // The validator's words, not the mutation's: reducing the request may change what it breaks.
+  const broke = `the request breaks ${problems.length === 1 ? "one rule" : `${problems.length} rules`}: ${problems[0] ?? "(none)"}`;
+  // An accepted request's answer (a new id, say) differs every time: it is not part of what failed.
+  if (status < 400) return `expected a documented 4xx refusal, got ${status} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
+  if (status >= 500 || status === 401) return `expected a documented 4xx refusal, got ${status}: ${snippet(bodyText)} ${SEPARATOR} ${broke}`;
+  if (!result.verdict.ok) return `${result.verdict.reason} ${SEPARATOR} ${broke}`;
+  return undefined;
+}
+
+/**
+ * One mutation, chosen first by where and which kind of rule it breaks, then among those: a large
+ * body offers many more places to break than a header does, and each kind should get its turn.
+ */
+function pickMutation(mutations: Mutation[], pick: number): Mutation | null {
+  const groups = new Map<string, Mutation[]>();
+  for (const mutation of mutations) {
+    const key = `${mutation.where.split(" ")[0]} ${mutation.kind}`;
+    groups.set(key, [...(groups.get(key) ?? []), mutation]);
+  }
+  const lists = [...groups.values()];
+  if (lists.length === 0) return null;
+  const group = lists[pick % lists.length]!;
+  return group[Math.floor(pick / lists.length) % group.length]!;
+}
+
+/** A runtime expression of a link (`$request.body#/lock/lock_id`, `$response.body#/id`), or a constant. */
+function evaluate(expression: unknown, request: GeneratedRequest, answer: Answer): unknown {
+  if (isObject(expression)) return Object.fromEntries(Object.entries(expression).map(([k, v]) => [k, evaluate(v, request, answer)]));
+  if (typeof expression !== "string" || !expression.startsWith("$")) return expression;
+  const body = /^\$(request|response)\.body(?:#(.*))?$/.exec(expression);
+  if (body) return resolvePointer(body[1] === "request" ? request.body : answer.body, body[2] ?? "");
+  const parameter = /^\$request\.(path|query|header)\.(.+)$/.exec(expression);
+  if (parameter) return request[parameter[1] === "header" ? "headers" : (parameter[1] as "path" | "query")][parameter[2]!];
+  return undefined;
+}
+
+interface Link {
+  name: string;
+  target: WalkedOperation;
+  parameters: Record<string, unknown>;
+  requestBody?: unknown;
+}
+
+function linksOf(operation: WalkedOperation, operations: WalkedOperation[]): Link[] {
+  const found: Link[] = [];
+  for (const response of operation.responses.filter((r) => r.status.startsWith("2"))) {
+    const links = response.object.links;
+    if (!isObject(links)) continue;
+    for (const [name, link] of Object.entries(links)) {
+      const target = isObject(link) ? operations.find((op) => op.operationId === link.operationId) : undefined;
+      if (!target || !isObject(link)) continue;
+      found.push({ name, target, parameters: isObject(link.parameters) ? link.parameters : {}, ...(link.requestBody !== undefined ? { requestBody: link.requestBody } : {}) });
+    }
+  }
+  return found;
+}
+
+/** The request a link makes from an example: the generated one, with the linked values put in. */
+function followLink(link: Link, generated: GeneratedRequest, request: GeneratedRequest, answer: Answer): GeneratedRequest | undefined {
+  const next: GeneratedRequest = { path: { ...generated.path }, query: { ...generated.query }, headers: { ...generated.headers }, ...(generated.body !== undefined ? { body: generated.body } : {}) };
+  for (const [name, expression] of Object.entries(link.parameters)) {
+    const value = evaluate(expression, request, answer);
+    if (value === undefined) return undefined;
+    const parameter = link.target.parameters.find((p) => p.name === name);
+    const where = parameter?.in === "header" ? "headers" : parameter?.in === "query" ? "query" : "path";
+    next[where][name] = String(value);
+  }
+  if (link.requestBody !== undefined) {
+    const body = evaluate(link.requestBody, request, answer);
+    if (isObject(body) && Object.values(body).some((v) => v === undefined)) return undefined;
+    next.body = body;
+  }
+  return next;
+}
+
+/**
+ * The generated checks of a service: for every operation, valid requests made from its schemas
+ * (`generated-valid`), requests that break one constraint (`generated-invalid`), and, for every
+ * OpenAPI link, sequences that feed one answer into the linked request (`generated-link-<name>`).
+ */
+export function generatedChecks(service: Service, contract: Contract, options: GenerationOptions): GeneratedCheck[] {
+  const checks: GeneratedCheck[] = [];
+  const validators = new OpenApiValidators(contract.doc);
+  const operations = validators.walkedOperations();
+  for (const operation of operations) {
+    const hasInput = operation.parameters.some((p) => p.in !== "cookie") || operation.requestBody !== undefined;
+    checks.push({ operation: operation.operationId, name: "generated-valid", what: `${options.examples} requests made from the description are answered as documented, never 5xx, never refused as invalid`, run: (ctx) => runProperty(service, ctx, validators, operation, "generated-valid", options) });
+    if (hasInput) {
+      checks.push({ operation: operation.operationId, name: "generated-invalid", what: `${options.examples} requests that each break one constraint are refused with a documented 4xx`, run: (ctx) => runProperty(service, ctx, validators, operation, "generated-invalid", options) });
+    }
+    for (const link of linksOf(operation, operations)) {
+      checks.push({
+        operation: operation.operationId,
+        name: `generated-link-${link.name}`,
+        what: `${options.examples} sequences: a valid ${operation.operationId}, then ${link.target.operationId} with the values its link names`,
+        run: (ctx) => runProperty(service, ctx, validators, operation, `generated-link-${link.name}`, options, link),
+      });
+    }
+  }
+  return checks;
+}
+
+async function runProperty(
+  service: Service,
+  ctx: GenerationContext,
+  validators: OpenApiValidators,
+  operation: WalkedOperation,
+  check: string,
+  options: GenerationOptions,
+  link?: Link,
+): Promise<GeneratedOutcome> {
+  const gen: GeneratorContext = {
+    document: ctx.contract.doc,
+    validators,
+    now: Date.now,
+    hints: (() => {
+      const hints = PROFILES[service].hints(ctx.fixtures);
+      return (name: string) => hints[name];
+    })(),
+  };
+  const seed = seedFor(options.seed, operation.operationId, check);
+  const valid = (request: GeneratedRequest, op = operation) => requestProblems(gen, op, request).length === 0;
+  let halted: unknown;
+  let examples = 0;
+
+  const send = async (op: WalkedOperation, request: GeneratedRequest): Promise<CallResult> => {
+    if (ctx.deadline.aborted) throw new Halt();
+    try {
+      return await ctx.caller.call(op.operationId, { path: request.path, query: request.query, headers: request.headers, body: request.body });
+    } catch (error) {
+      if (error instanceof UnreachableError) {
+        halted ??= ctx.deadline.aborted ? undefined : error;
+        throw new Halt();
+      }
+      throw error;
+    }
+  };
+
+  // Each kind of example: the requests it sends and the failure it found, if any.
+  let example: (value: unknown) => Promise<Step[]>;
+  let arbitrary: fc.Arbitrary<unknown>;
+  let keep: (request: GeneratedRequest) => boolean;
+  if (check === "generated-invalid") {
+    const invalid = (request: GeneratedRequest) => !valid(request);
+    // Shrinking the valid request under a mutation re-derives every mutation per candidate; the
+    // bounded reduction below does the same job for invalid data at a fraction of the cost.
+    arbitrary = fc
+      .noShrink(fc.tuple(validRequestArbitrary(gen, operation), fc.nat()))
+      .map(([request, pick]) => pickMutation(mutationsOf(gen, operation, request, invalid), pick))
+      .filter((mutation): mutation is Mutation => mutation !== null);
+    keep = invalid;
+    example = async (value) => {
+      const mutation = value as Mutation;
+      const result = await send(operation, mutation.request);
+      return [{ request: mutation.request, operation, failure: judgeInvalid(requestProblems(gen, operation, mutation.request), result) }];
+    };
+  } else if (link) {
+    arbitrary = fc.tuple(validRequestArbitrary(gen, operation), validRequestArbitrary(gen, link.target));
+    keep = (request) => valid(request);
+    example = async (value) => {
+      const [request, generated] = value as [GeneratedRequest, GeneratedRequest];
+      const first = await send(operation, request);
+      const steps: Step[] = [{ request, operation, failure: judgeValid(service, ctx, operation.operationId, request, first) }];
+      if (steps[0]!.failure || first.exchange.status >= 300) return steps;
+      const next = followLink(link, generated, request, answerOf(first));
+      if (!next) return steps;
+      const problems = requestProblems(gen, link.target, next);
+      if (problems.length > 0) return [...steps, { request: next, operation: link.target, failure: `the link ${link.name} makes a request the description refuses: ${problems[0]}` }];
+      const second = await send(link.target, next);
+      const source: LinkSource = { operation: operation.operationId, answer: answerOf(first) };
+      return [...steps, { request: next, operation: link.target, failure: judgeValid(service, ctx, link.target.operationId, next, second, source) }];
+    };
+  } else {
+    arbitrary = validRequestArbitrary(gen, operation);
+    keep = (request) => valid(request);
+    example = async (value) => {
+      const request = value as GeneratedRequest;
+      const result = await send(operation, request);
+      return [{ request, operation, failure: judgeValid(service, ctx, operation.operationId, request, result) }];
+    };
+  }
+
+  // Each distinct failure is shrunk on its own: once found, generation goes on past it, so that one
+  // fault does not hide another in the same operation.
+  const found: Failure[] = [];
+  const known = new Set<string>();
+  let shrinkingFor: string | undefined;
+  let lastFailure: { value: unknown; steps: Step[] } | undefined;
+  let shrinkRequests = 0;
+  const property = fc.asyncProperty(arbitrary, async (value) => {
+    if (halted !== undefined || ctx.deadline.aborted) return true;
+    if (shrinkingFor === undefined) examples++;
+    else if (++shrinkRequests > SHRINK_REQUEST_BUDGET) return true;
+    options.onProgress?.({ operation: operation.operationId, check, done: examples, total: options.examples, shrinking: shrinkingFor !== undefined });
+    let steps: Step[];
+    try {
+      steps = await example(value);
+    } catch (error) {
+      if (error instanceof Halt) return true;
+      steps = [{ request: {} as GeneratedRequest, operation, failure: `the example could not run: ${(error as Error).message}` }];
+    }
+    const failure = steps.find((step) => step.failure !== undefined)?.failure;
+    if (failure === undefined) return true;
+    const kind = signature(failure);
+    if (known.has(kind) || (shrinkingFor !== undefined && kind !== shrinkingFor)) return true;
+    shrinkingFor = kind;
+    lastFailure = { value, steps };
+    return false;
+  });
+  for (let round = 0; examples < options.examples && found.length < MAX_FAILURES_PER_CHECK && !ctx.deadline.aborted; round++) {
+    shrinkingFor = undefined;
+    lastFailure = undefined;
+    shrinkRequests = 0;
+    const details = await fc.check(property, { numRuns: options.examples - examples, seed: seed + round, interruptAfterTimeLimit: Math.max(1, ctx.deadlineAt - Date.now()), markInterruptAsFailure: false });
+    if (halted !== undefined) throw halted;
+    if (details.failed && !lastFailure && !details.interrupted) {
+      return { ok: false, reason: `generation failed: ${String(details.errorInstance ?? "too many values refused")}`, examples, stopped: ctx.deadline.aborted };
+    }
+    if (!details.failed || !lastFailure) break;
+    const kind = shrinkingFor!;
+    known.add(kind);
+    found.push(await reduced(lastFailure, kind));
+  }
+  const stopped = ctx.deadline.aborted;
+  if (found.length === 0) {
+    const how = stopped ? `stopped by --max-time after ${examples} of ${options.examples} examples` : `${examples} examples`;
+    return { ok: true, reason: `${how} (seed ${options.seed})`, examples, stopped };
+  }
+  const first = found[0]!;
+  const more = found.length > 1 ? ` (and ${found.length - 1} more distinct failure${found.length > 2 ? "s" : ""})` : "";
+  return { ok: false, reason: `${first.reason}${more}`, examples, stopped, reproduce: first.reproduce, failures: found };
+
+  /** fast-check has shrunk the example; a lone request is reduced further, keeping the same failure. */
+  async function reduced(failure: { value: unknown; steps: Step[] }, kind: string): Promise<Failure> {
+    let failing = failure.steps;
+    if (!link && failing.length === 1 && !ctx.deadline.aborted) {
+      await reduceRequest(failing[0]!.request, keep, async (candidate) => {
+        try {
+          const steps = check === "generated-invalid" ? await example({ ...(failure.value as Mutation), request: candidate }) : await example(candidate);
+          if (steps[0]!.failure === undefined || signature(steps[0]!.failure) !== kind) return false;
+          failing = steps;
+          return true;
+        } catch (error) {
+          if (error instanceof Halt) return false;
+          throw error;
+        }
+      });
+      if (halted !== undefined) throw halted;
+    }
+    const failed = failing.find((step) => step.failure !== undefined) ?? failing.at(-1)!;
+    const curl = failing.map((step) => curlCommand(ctx.shownBaseUrl, step.operation.method, step.operation.path, step.request));
+    return {
+      reason: `${failed.failure} -- reduced request: ${JSON.stringify(failed.request)} (seed ${options.seed}, after ${examples} examples)`,
+      reproduce: { seed: options.seed, request: failed.request, curl },
+    };
+  }
+}

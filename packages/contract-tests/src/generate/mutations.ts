@@ -1,0 +1,135 @@
+import type { WalkedOperation, XRule } from "@api-contracts/contract-core";
+import { viewOf, withBranch, jsonType, type SchemaView } from "./schema-view.js";
+import { wireString, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
+
+/** One constraint broken on purpose: where, which kind, and the request that breaks it. */
+export interface Mutation {
+  /** `body /lock/overage_behavior`, `query status`, `header x-api-version`, `path id`. */
+  where: string;
+  /** type, enum, const, range, length, items, pattern, format, required, unknown-member, x-rules */
+  kind: string;
+  request: GeneratedRequest;
+}
+
+type Path = Array<string | number>;
+
+/** A value of another JSON type than the ones allowed, keyed by the allowed type it replaces. */
+const OTHER_TYPE: Record<string, unknown> = { string: 12345, number: "12345", integer: 1.5, boolean: "true", object: "an-object", array: { an: "array" }, null: "null" };
+const UNKNOWN_MEMBER = "contractTestUnknownMember";
+
+function setAt(root: unknown, path: Path, value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  const copy = (Array.isArray(root) ? [...(root as unknown[])] : { ...(root as Record<string, unknown>) }) as Record<string | number, unknown>;
+  copy[head!] = setAt(copy[head!], rest, value);
+  return copy;
+}
+
+function removeAt(root: unknown, path: Path): unknown {
+  const parent = path.slice(0, -1);
+  const key = path.at(-1)!;
+  const at = parent.reduce<unknown>((node, k) => (node as Record<string | number, unknown>)[k], root);
+  const { [key]: _dropped, ...rest } = at as Record<string | number, unknown>;
+  return setAt(root, parent, rest);
+}
+
+/** The values that break one keyword of a view, each with its kind. */
+function brokenValues(view: SchemaView, value: unknown, wire: boolean): Array<{ kind: string; value: unknown }> {
+  const found: Array<{ kind: string; value: unknown }> = [];
+  const type = jsonType(value);
+  if (view.types && !wire) {
+    const replaced = OTHER_TYPE[view.types.includes("integer") && type === "integer" ? "integer" : type];
+    if (replaced !== undefined) found.push({ kind: "type", value: replaced });
+  }
+  if (view.types && wire && (view.types.includes("boolean") || view.types.includes("number") || view.types.includes("integer")) && !view.types.includes("string")) {
+    found.push({ kind: "type", value: "not-a-value-of-this-type" });
+  }
+  if (view.enum) found.push({ kind: "enum", value: typeof view.enum[0] === "number" ? 987654321.5 : `not-${wireString(view.enum[0])}` });
+  if (view.const) found.push({ kind: "const", value: typeof view.const.value === "boolean" ? !view.const.value : `not-${wireString(view.const.value)}` });
+  if (typeof value === "number") {
+    if (view.minimum !== undefined) found.push({ kind: "range", value: view.minimum - 1 });
+    if (view.exclusiveMinimum !== undefined) found.push({ kind: "range", value: view.exclusiveMinimum });
+    if (view.maximum !== undefined) found.push({ kind: "range", value: view.maximum + 1 });
+    if (view.exclusiveMaximum !== undefined) found.push({ kind: "range", value: view.exclusiveMaximum });
+  }
+  if (typeof value === "string") {
+    if (view.minLength !== undefined && view.minLength > 0) found.push({ kind: "length", value: value.slice(0, view.minLength - 1) });
+    if (view.maxLength !== undefined) found.push({ kind: "length", value: "x".repeat(view.maxLength + 1) });
+    if (view.patterns.length > 0) found.push({ kind: "pattern", value: `${value} !~` });
+    if (view.format) found.push({ kind: "format", value: `not a ${view.format} \\(` });
+  }
+  if (Array.isArray(value)) {
+    if (view.minItems !== undefined && view.minItems > 0) found.push({ kind: "items", value: value.slice(0, view.minItems - 1) });
+    if (view.maxItems !== undefined && value.length > 0) found.push({ kind: "items", value: Array.from({ length: view.maxItems + 1 }, () => value[0]) });
+  }
+  return found;
+}
+
+function xRuleBreaks(rule: XRule, object: Record<string, unknown>, now: number): unknown[] {
+  if (rule.rule === "time-window") {
+    const at = [rule.maxAheadMs === undefined ? undefined : now + rule.maxAheadMs + 86_400_000, rule.maxBehindMs === undefined ? undefined : now - rule.maxBehindMs - 86_400_000];
+    return at.filter((t): t is number => t !== undefined).map((t) => (rule.encoding === "date-time" ? new Date(t).toISOString() : t));
+  }
+  const whole = typeof object[rule.of] === "number" ? (object[rule.of] as number) : rule.ofDefault;
+  return whole === undefined ? [] : [Math.floor(rule.fraction * whole) + 1];
+}
+
+/** Walks a valid body with its schema and lists every single-constraint break, depth first. */
+function bodyMutations(ctx: GeneratorContext, view: SchemaView, value: unknown, path: Path, now: number, out: Array<{ path: Path; kind: string; value?: unknown; remove?: boolean }>): void {
+  if (out.length > 200) return;
+  let effective = view;
+  if (view.branches) {
+    const branch = view.branches.find((pointer) => ctx.validators.schema(pointer)(value));
+    if (branch) effective = withBranch(ctx.document, view, branch);
+  }
+  for (const broken of brokenValues(effective, value, false)) out.push({ path, kind: broken.kind, value: broken.value });
+  if (Array.isArray(value)) {
+    if (effective.items.length > 0) value.forEach((item, i) => bodyMutations(ctx, viewOf(ctx.document, effective.items), item, [...path, i], now, out));
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  const object = value as Record<string, unknown>;
+  for (const key of effective.required) if (Object.hasOwn(object, key)) out.push({ path: [...path, key], kind: "required", remove: true });
+  if (effective.closed) out.push({ path: [...path, UNKNOWN_MEMBER], kind: "unknown-member", value: true });
+  for (const rule of effective.xRules) for (const broken of xRuleBreaks(rule, object, now)) out.push({ path: [...path, rule.member], kind: "x-rules", value: broken });
+  for (const [key, pointers] of effective.properties) {
+    if (Object.hasOwn(object, key)) bodyMutations(ctx, viewOf(ctx.document, pointers), object[key], [...path, key], now, out);
+  }
+}
+
+/**
+ * Every request that breaks exactly one constraint of a valid one: a member of the wrong type, a
+ * value outside its enum, range, length or pattern, a malformed format, a required member or
+ * parameter left out, an unknown member where they are refused, an `x-rules` rule broken. Only
+ * those the bundle's validator refuses are kept (a break may happen to land on another valid value).
+ */
+export function mutationsOf(ctx: GeneratorContext, operation: WalkedOperation, request: GeneratedRequest, invalid: (request: GeneratedRequest) => boolean): Mutation[] {
+  const now = ctx.now();
+  const found: Mutation[] = [];
+  const media = operation.requestBody?.media.find((m) => /^application\/(.+\+)?json$/i.test(m.mediaType) && m.schema !== undefined);
+  if (media && request.body !== undefined) {
+    const sites: Array<{ path: Path; kind: string; value?: unknown; remove?: boolean }> = [];
+    bodyMutations(ctx, viewOf(ctx.document, [media.schema!]), request.body, [], now, sites);
+    for (const site of sites) {
+      const body = site.remove ? removeAt(request.body, site.path) : setAt(request.body, site.path, site.value);
+      found.push({ where: `body /${site.path.join("/")}`, kind: site.kind, request: { ...request, body } });
+    }
+  }
+  const locations = { path: "path", query: "query", header: "headers" } as const;
+  for (const parameter of operation.parameters) {
+    if (parameter.in === "cookie") continue;
+    const key = locations[parameter.in];
+    const current = request[key][parameter.name];
+    const view = viewOf(ctx.document, [parameter.schema]);
+    if (current !== undefined) {
+      for (const broken of brokenValues(view, current, true)) {
+        found.push({ where: `${parameter.in} ${parameter.name}`, kind: broken.kind, request: { ...request, [key]: { ...request[key], [parameter.name]: wireString(broken.value) } } });
+      }
+    }
+    if (parameter.required && parameter.in !== "path" && current !== undefined) {
+      const { [parameter.name]: _dropped, ...rest } = request[key];
+      found.push({ where: `${parameter.in} ${parameter.name}`, kind: "required", request: { ...request, [key]: rest } });
+    }
+  }
+  return found.filter((mutation) => invalid(mutation.request));
+}

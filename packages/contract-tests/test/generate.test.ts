@@ -1,0 +1,188 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMockServer } from "@api-contracts/mock-server";
+import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { runContractTests, type Report } from "../src/index.js";
+import { validRequestArbitrary, requestProblems, type GeneratorContext } from "../src/generate/arbitraries.js";
+import { mutationsOf } from "../src/generate/mutations.js";
+import { escapeXml } from "../src/junit.js";
+import { curlCommand, shellQuote } from "../src/generate/curl.js";
+import { runCli, startFakeTarget } from "./helpers.js";
+
+const SERVICES = ["entitlements", "webdata"] as const;
+const SEEDS = [1, 20261123, 987654321];
+
+function generator(service: (typeof SERVICES)[number], now = Date.now): GeneratorContext {
+  const document = loadBundle(service);
+  return { document, validators: new OpenApiValidators(document, { now }), now, hints: () => undefined };
+}
+
+describe.each(SERVICES)("%s: generated requests against the spec-faithful mock", (service) => {
+  let mock: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    mock = await startMockServer({ service });
+  });
+  afterAll(() => mock?.close());
+
+  it.each(SEEDS)("no false alarm: --generate 200 with seed %i passes at schema level", async (seed) => {
+    const report = await runContractTests({ service, baseUrl: mock.url, apiKey: "fc-0123456789abcdef0123456789abcdef", generate: 200, seed });
+    const failed = Object.values(report.operations).flatMap((group) => group.checks.filter((check) => !check.passed).map((check) => `${check.operation}/${check.check}: ${check.reason}`));
+    expect(failed).toEqual([]);
+    expect(report.generation).toMatchObject({ examples: 200, seed, stopped: false });
+    const generated = Object.values(report.operations).flatMap((group) => group.checks.filter((check) => check.check.startsWith("generated-")));
+    expect(generated.length).toBeGreaterThan(5);
+    for (const check of generated) expect(check.examples, `${check.operation}/${check.check}`).toBe(200);
+  });
+});
+
+describe.each(SERVICES)("%s: the generator", (service) => {
+  const gen = generator(service);
+  const operations = gen.validators.walkedOperations();
+
+  it("makes only requests the bundle's own validator accepts, x-rules included", () => {
+    for (const operation of operations) {
+      for (const request of fc.sample(validRequestArbitrary(gen, operation), { numRuns: 60, seed: 7 })) {
+        expect(requestProblems(gen, operation, request), `${operation.operationId} ${JSON.stringify(request)}`).toEqual([]);
+      }
+    }
+  });
+
+  it("the same seed makes the same requests", () => {
+    const operation = operations.find((op) => op.requestBody)!;
+    const strip = (value: unknown) => JSON.stringify(value, (key, v) => (key === "timestamp" || key === "expires_at" ? 0 : v));
+    const first = fc.sample(validRequestArbitrary(gen, operation), { numRuns: 20, seed: 42 });
+    const second = fc.sample(validRequestArbitrary(generator(service), operation), { numRuns: 20, seed: 42 });
+    expect(strip(second)).toBe(strip(first));
+  });
+
+  it("each mutation breaks the request: the validator refuses every one", () => {
+    for (const operation of operations.filter((op) => op.requestBody)) {
+      const [request] = fc.sample(validRequestArbitrary(gen, operation), { numRuns: 1, seed: 3 });
+      const mutations = mutationsOf(gen, operation, request!, (r) => requestProblems(gen, operation, r).length > 0);
+      expect(mutations.length, operation.operationId).toBeGreaterThan(3);
+      expect(new Set(mutations.map((m) => m.kind))).toContain("unknown-member");
+    }
+  });
+});
+
+describe("the generator honours x-rules with the validators' clock", () => {
+  it("a track timestamp is never in the future and a lock's expires_at at most 24 h ahead, by an injected clock", () => {
+    const now = Date.parse("2030-01-01T00:00:00Z");
+    const gen = generator("entitlements", () => now);
+    const track = gen.validators.walkedOperations().find((op) => op.operationId === "trackUsage")!;
+    const check = gen.validators.walkedOperations().find((op) => op.operationId === "checkAccess")!;
+    const timestamps = fc.sample(validRequestArbitrary(gen, track), { numRuns: 300, seed: 5 }).map((r) => (r.body as { timestamp?: number }).timestamp).filter((t) => t !== undefined);
+    expect(timestamps.length).toBeGreaterThan(20);
+    for (const t of timestamps) expect(t).toBeLessThanOrEqual(now);
+    const expiries = fc.sample(validRequestArbitrary(gen, check), { numRuns: 300, seed: 5 }).map((r) => (r.body as { lock?: { expires_at?: number } }).lock?.expires_at).filter((t) => t !== undefined);
+    expect(expiries.length).toBeGreaterThan(10);
+    for (const t of expiries) expect(t).toBeLessThanOrEqual(now + 86_400_000);
+  });
+
+  it("waitFor is at most half of timeout in every generated crawl", () => {
+    const gen = generator("webdata");
+    const start = gen.validators.walkedOperations().find((op) => op.operationId === "startCrawl")!;
+    let seen = 0;
+    for (const request of fc.sample(validRequestArbitrary(gen, start), { numRuns: 300, seed: 9 })) {
+      const options = (request.body as { scrapeOptions?: { waitFor?: number; timeout?: number } }).scrapeOptions;
+      if (options?.waitFor === undefined) continue;
+      seen++;
+      expect(options.waitFor).toBeLessThanOrEqual(0.5 * (options.timeout ?? 60_000));
+    }
+    expect(seen).toBeGreaterThan(10);
+  });
+});
+
+describe("output", () => {
+  it("escapeXml escapes markup and replaces characters XML cannot carry", () => {
+    expect(escapeXml(`<a href="x">&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+    expect(escapeXml("bell\u0007 nul\u0000 lone\uD800 ok\t\n")).toBe("bell\uFFFD nul\uFFFD lone\uFFFD ok\t\n");
+    expect(escapeXml("emoji \u{1F600} stays")).toBe("emoji \u{1F600} stays");
+  });
+
+  it("a curl command names the key as $API_KEY and quotes the body for the shell", () => {
+    const curl = curlCommand("http://127.0.0.1:1", "POST", "/v2/crawl/{id}", { path: { id: "a b" }, query: { q: "1&2" }, headers: { "x-api-version": "2.0.0" }, body: { text: "it's" } });
+    expect(curl).toBe(`curl -sS -X POST 'http://127.0.0.1:1/v2/crawl/a%20b?q=1%262' -H "Authorization: Bearer $API_KEY" -H 'x-api-version: 2.0.0' -H 'Content-Type: application/json' --data-raw '{"text":"it'\\''s"}'`);
+    expect(shellQuote("a'b")).toBe(`'a'\\''b'`);
+  });
+});
+
+describe("command line with --generate", () => {
+  let dir: string;
+  let mock: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "contract-generate-"));
+    mock = await startMockServer({ service: "webdata" });
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await mock?.close();
+  });
+
+  it("prints the seed, writes JUnit XML with one test case per check, and prints nothing else when not on a terminal", async () => {
+    const junit = path.join(dir, "report.xml");
+    const reportFile = path.join(dir, "report.json");
+    const run = await runCli(["--service", "webdata", "--base-url", mock.url, "--api-key", "fc-0123456789abcdef0123456789abcdef", "--generate", "5", "--seed", "77", "--junit", junit, "--report", reportFile]);
+    expect(run.code, run.out.join("\n")).toBe(0);
+    expect(run.out[0]).toBe("seed 77 (--seed 77 repeats this run's generated requests)");
+    expect(run.out.at(-2)).toMatch(/^generation: \d+ checks, \d+ examples, seed 77$/);
+    expect(run.out.filter((line) => !/^(PASS|seed|generation:)/.test(line))).toEqual([run.out.at(-1)]);
+    expect(run.err).toEqual([]);
+    const xml = readFileSync(junit, "utf8");
+    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    expect((xml.match(/<testcase /g) ?? []).length).toBe(report.passed + report.failed);
+    expect(xml).toContain('name="generated-valid"');
+    expect(report.generation?.seed).toBe(77);
+  });
+
+  it("refuses a seed or example count that is not a whole number", async () => {
+    expect((await runCli(["--service", "webdata", "--base-url", mock.url, "--api-key", "k", "--generate", "many"])).code).toBe(2);
+    expect((await runCli(["--service", "webdata", "--base-url", mock.url, "--api-key", "k", "--generate", "3", "--seed", "1.5"])).code).toBe(2);
+  });
+
+  it("a failure reports a reduced request, its curl (key hidden) and the seed, in the JUnit file too", async () => {
+    // Accepts everything with 200 and an empty object: every generated check must fail.
+    const target = await startFakeTarget((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+    try {
+      const junit = path.join(dir, "failing.xml");
+      const key = "fc-secret0secret0secret0secret000";
+      const run = await runCli(["--service", "webdata", "--base-url", target.url, "--api-key", key, "--generate", "20", "--seed", "5", "--junit", junit]);
+      expect(run.code).toBe(1);
+      const text = run.out.join("\n");
+      expect(text).toContain("FAIL startCrawl generated-invalid");
+      expect(text).toMatch(/reduced request: \{/);
+      expect(text).toContain("     seed: 5");
+      expect(text).toContain('"Authorization: Bearer $API_KEY"');
+      expect(text).not.toContain(key);
+      const xml = readFileSync(junit, "utf8");
+      expect(xml).toMatch(/<failure message="[^"]*">[^<]*curl -sS -X POST/);
+      expect(xml).not.toContain(key);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("--max-time stops generation cleanly and says how far it got", async () => {
+    // Slow enough that 100000 examples cannot fit in the budget; the hand-picked checks do.
+    const target = await startFakeTarget((_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      }, 5);
+    });
+    try {
+      const report = await runContractTests({ service: "webdata", baseUrl: target.url, apiKey: "k", generate: 100_000, seed: 3, maxTimeMs: 4_000 });
+      expect(report.generation?.stopped).toBe(true);
+      expect(report.generation?.summary).toMatch(/^generation stopped at --max-time \(4000 ms\): \d+ of \d+ generated checks reached, \d+ examples sent; seed 3$/);
+      expect((report.skipped ?? 0) + report.passed + report.failed).toBeGreaterThan(0);
+    } finally {
+      await target.close();
+    }
+  });
+});

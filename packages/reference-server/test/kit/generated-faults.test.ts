@@ -1,0 +1,223 @@
+// Generated requests against deliberately broken variants of this server. Each fault fires only for
+// inputs that no hand-picked check sends (a long id, a fractional amount, a nested `properties`
+// object, three includePaths, a `sitemap` mode, ...): the hand-picked checks all pass, and
+// `--generate 100` finds the fault and reports a reduced request.
+import { describe, expect, it } from "vitest";
+import { runContractTests, type CheckResult, type Report, type Service } from "@api-contracts/contract-tests";
+import { defaultFixtures, startReferenceServer } from "../../src/index.js";
+import { jsonOf, startFaultProxy, type Fault, type ProxiedRequest, type ProxiedResponse } from "./fault-proxy.js";
+import { KIT_RUN_TIMEOUT_MS } from "./helpers.js";
+
+/** Fixed, so that the test is deterministic; any seed finds these faults (see the kit's README). */
+const SEED = 20261123;
+const EXAMPLES = 100;
+
+type Body = Record<string, unknown>;
+
+interface GeneratedFault {
+  service: Service;
+  fault: string;
+  inject: Fault;
+  /** The generated check that must find it, as `operation/check`. */
+  check: string;
+  /** What one of the check's failures says. */
+  why: RegExp;
+  /** What the reduced request of that failure must look like: the trigger, and little else. */
+  reduced: (request: { path: Record<string, string>; query: Record<string, string>; headers: Record<string, string>; body?: unknown }) => boolean;
+}
+
+const INJECTED = "injected fault";
+
+/** Answers 500 in place of the target when `when` holds for the request. */
+function serverError(path: string, when: (body: Body, request: ProxiedRequest) => boolean): Fault {
+  return {
+    response(request, response) {
+      if (request.path !== path || !when(jsonOf(request.body), request)) return;
+      response.status = 500;
+      response.headers.set("content-type", "application/json");
+      response.body = JSON.stringify({ message: INJECTED, code: "internal_error", error: INJECTED });
+    },
+  };
+}
+
+function answer(response: ProxiedResponse, status: number, body: unknown): void {
+  response.status = status;
+  response.headers.set("content-type", "application/json");
+  response.body = JSON.stringify(body);
+}
+
+const bodyOf = (request: { body?: unknown }) => (request.body ?? {}) as Body;
+const isObject = (value: unknown): value is Body => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Ids of crawls started with a `limit`; cancelling one of them "loses" it. */
+const limitedCrawls = new Set<string>();
+
+const faults: GeneratedFault[] = [
+  {
+    service: "entitlements",
+    fault: "a customer id longer than 64 characters breaks the check",
+    inject: serverError("/v1/balances.check", (b) => typeof b.customer_id === "string" && b.customer_id.length > 64),
+    check: "checkAccess/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => String(bodyOf(r).customer_id).length === 65,
+  },
+  {
+    service: "entitlements",
+    fault: "a fractional value breaks tracking",
+    inject: serverError("/v1/balances.track", (b) => typeof b.value === "number" && !Number.isInteger(b.value)),
+    check: "trackUsage/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => !Number.isInteger(bodyOf(r).value) && Object.keys(bodyOf(r)).length <= 3,
+  },
+  {
+    service: "entitlements",
+    fault: "a nested object inside properties breaks the legacy check",
+    inject: serverError("/v1/check", (b) => isObject(b.properties) && Object.values(b.properties).some((v) => typeof v === "object" && v !== null)),
+    check: "checkAccessLegacy/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => isObject(bodyOf(r).properties) && Object.keys(bodyOf(r).properties as Body).length === 1,
+  },
+  {
+    service: "entitlements",
+    fault: "an entity_id breaks legacy tracking",
+    inject: serverError("/v1/track", (b) => b.entity_id !== undefined),
+    check: "trackUsageLegacy/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => String(bodyOf(r).entity_id).length === 1,
+  },
+  {
+    service: "entitlements",
+    fault: "the overage behaviour 'overflow' of a lock breaks the check",
+    inject: serverError("/v1/balances.check", (b) => isObject(b.lock) && b.lock.overage_behavior === "overflow"),
+    check: "checkAccess/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => (bodyOf(r).lock as Body | undefined)?.overage_behavior === "overflow",
+  },
+  {
+    service: "entitlements",
+    fault: "a valid API version of major 1 is refused",
+    inject: {
+      response(request, response) {
+        const version = request.headers.get("x-api-version");
+        if (request.path === "/v1/balances.track" && version?.startsWith("1.")) answer(response, 400, { message: `${INJECTED}: unknown version`, code: "invalid_api_version", env: "sandbox" });
+      },
+    },
+    check: "trackUsage/generated-valid",
+    why: /refused as invalid \(400\).*injected fault/,
+    reduced: (r) => /^1\.\d\.\d$/.test(r.headers["x-api-version"] ?? ""),
+  },
+  {
+    service: "entitlements",
+    fault: "finalize breaks when properties has two members",
+    inject: serverError("/v1/balances.finalize", (b) => isObject(b.properties) && Object.keys(b.properties).length >= 2),
+    check: "finalizeLock/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => Object.keys(bodyOf(r).properties as Body).length === 2,
+  },
+  {
+    service: "webdata",
+    fault: "three includePaths break starting a crawl",
+    inject: serverError("/v2/crawl", (b, request) => request.method === "POST" && Array.isArray(b.includePaths) && b.includePaths.length >= 3),
+    check: "startCrawl/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => (bodyOf(r).includePaths as unknown[]).length === 3,
+  },
+  {
+    service: "webdata",
+    fault: "the sitemap mode 'only' answers an id that is not a string",
+    inject: {
+      response(request, response) {
+        if (request.method === "POST" && request.path === "/v2/crawl" && jsonOf(request.body).sitemap === "only" && response.status === 200) answer(response, 200, { ...jsonOf(response.body), id: 42 });
+      },
+    },
+    check: "startCrawl/generated-valid",
+    why: /body does not match the contract: \/id must be string/,
+    reduced: (r) => bodyOf(r).sitemap === "only",
+  },
+  {
+    service: "webdata",
+    fault: "a screenshot format object with a quality breaks starting a crawl",
+    inject: serverError("/v2/crawl", (b) => {
+      const formats = isObject(b.scrapeOptions) ? b.scrapeOptions.formats : undefined;
+      return Array.isArray(formats) && formats.some((f) => isObject(f) && f.quality !== undefined);
+    }),
+    check: "startCrawl/generated-valid",
+    why: /a valid request got 500/,
+    reduced: (r) => {
+      const formats = (bodyOf(r).scrapeOptions as Body).formats as unknown[];
+      return formats.length === 1;
+    },
+  },
+  {
+    service: "webdata",
+    fault: "listing destroyed sessions is refused as invalid",
+    inject: {
+      response(request, response) {
+        if (request.path === "/v2/interact" && request.query.get("status") === "destroyed") answer(response, 400, { success: false, error: `${INJECTED}: Bad Request` });
+      },
+    },
+    check: "listInteractSessions/generated-valid",
+    // Refused with a body that is not even the documented one: either verdict finds it.
+    why: /refused as invalid \(400\)|400 body does not match the contract/,
+    reduced: (r) => r.query.status === "destroyed",
+  },
+  {
+    service: "webdata",
+    fault: "a crawl started with a limit cannot be cancelled: it is not found",
+    inject: {
+      response(request, response) {
+        if (request.method === "POST" && request.path === "/v2/crawl" && jsonOf(request.body).limit !== undefined && response.status === 200) limitedCrawls.add(String(jsonOf(response.body).id));
+        const id = /^\/v2\/crawl\/([^/]+)$/.exec(request.path)?.[1];
+        if (request.method === "DELETE" && id && limitedCrawls.has(id)) answer(response, 404, { success: false, error: "Crawl job not found." });
+      },
+    },
+    check: "startCrawl/generated-link-cancelCrawl",
+    why: /the value startCrawl's answer links to names nothing \(404\)/,
+    reduced: (r) => /^[0-9a-f-]{36}$/.test(r.path.id ?? ""),
+  },
+  {
+    service: "webdata",
+    fault: "outside the valid space: an idempotency key that is not a UUID is ignored instead of refused",
+    inject: {
+      request(request) {
+        const key = request.headers.get("x-idempotency-key");
+        if (key !== null && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(key)) request.headers.delete("x-idempotency-key");
+      },
+    },
+    check: "startCrawl/generated-invalid",
+    why: /expected a documented 4xx refusal, got 200 -- the request breaks one rule: header x-idempotency-key must match format "uuid"/,
+    reduced: (r) => r.headers["x-idempotency-key"] !== undefined && Object.keys(bodyOf(r)).length === 1,
+  },
+];
+
+function handPicked(report: Report): CheckResult[] {
+  return Object.values(report.operations).flatMap((group) => group.checks.filter((check) => !check.check.startsWith("generated-")));
+}
+
+describe.each(["entitlements", "webdata"] as const)("%s: generated requests find faults the hand-picked checks miss", (service) => {
+  it.each(faults.filter((f) => f.service === service).map((f) => [f.fault, f] as const))("%s", async (_name, fault) => {
+    // A fresh server each time: generated requests spend the balances the behaviour checks read.
+    const server = await startReferenceServer({ service });
+    const proxy = await startFaultProxy(server.url, fault.inject);
+    try {
+      const report = await runContractTests({ service, baseUrl: proxy.url, fixtures: defaultFixtures, level: "behavior", generate: EXAMPLES, seed: SEED });
+      const picked = handPicked(report);
+      expect(picked.length).toBeGreaterThan(10);
+      expect(picked.filter((check) => !check.passed).map((check) => `${check.operation}/${check.check}: ${check.reason}`)).toEqual([]);
+
+      const [operation, name] = fault.check.split("/");
+      const generated = report.operations[operation!]!.checks.find((check) => check.check === name)!;
+      expect(generated.passed, generated.reason).toBe(false);
+      const failure = generated.failures?.find((f) => fault.why.test(f.reason));
+      expect(failure, generated.failures?.map((f) => f.reason).join("\n")).toBeDefined();
+      expect(failure!.reproduce.seed).toBe(SEED);
+      expect(fault.reduced(failure!.reproduce.request), JSON.stringify(failure!.reproduce.request)).toBe(true);
+      const curl = failure!.reproduce.curl.join("\n");
+      expect(curl).toContain('"Authorization: Bearer $API_KEY"');
+      expect(curl).not.toContain(defaultFixtures.api_keys[service]);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, KIT_RUN_TIMEOUT_MS);
+});
