@@ -285,7 +285,7 @@ async function runProperty(
       const problems = requestProblems(gen, link.target, next);
       if (problems.length > 0) return [...steps, { request: next, operation: link.target, failure: `the link ${link.name} makes a request the description refuses: ${problems[0]}` }];
       const second = await send(link.target, next);
-      const source: LinkSource = { operation: operation.operationId, answer: answerOf(first) };
+      const source: LinkSource = { operation: operation.operationId, request, answer: answerOf(first) };
       return [...steps, { request: next, operation: link.target, failure: judgeValid(service, ctx, link.target.operationId, next, second, source) }];
     };
   } else {

@@ -10,9 +10,10 @@ export interface Answer {
   body: unknown;
 }
 
-/** Where a request came from when it follows an OpenAPI link: the answer that fed it. */
+/** Where a request came from when it follows an OpenAPI link: the request and answer that fed it. */
 export interface LinkSource {
   operation: string;
+  request: GeneratedRequest;
   answer: Answer;
 }
 
@@ -49,7 +50,10 @@ const entitlements: GenerationProfile = {
     }
     if (operation === "finalizeLock" && codeOf(answer.body) === "invalid_request") {
       const allowedCheck = source !== undefined && (source.answer.body as Record<string, unknown> | null)?.allowed === true;
-      if (!allowedCheck) return "FinalizeBadRequest documents invalid_request when no live lock has the lock_id";
+      // A lock whose expires_at had already passed was never live, whatever the check answered.
+      const expiresAt = ((source?.request.body as Record<string, unknown> | undefined)?.lock as Record<string, unknown> | undefined)?.expires_at;
+      const expired = typeof expiresAt === "number" && expiresAt <= Date.now();
+      if (!allowedCheck || expired) return "FinalizeBadRequest documents invalid_request when no live lock has the lock_id";
     }
     return undefined;
   },

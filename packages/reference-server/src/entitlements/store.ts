@@ -123,26 +123,26 @@ class ExpiryQueue {
   }
 }
 
-/** Largest amount counted exactly: past 2^53 - 1, adding one unit may leave a double unchanged. */
-export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
-
-/** Refuses an amount that is not finite, too large to count exactly, or negative where it must not be. */
+/** Refuses an amount that is not finite, or negative where it must not be. */
 function checkAmount(name: string, value: number, mayBeNegative: boolean): void {
   if (!Number.isFinite(value)) throw new EntitlementsError(400, "invalid_inputs", `${name} must be a finite number`);
   if (!mayBeNegative && value < 0) throw new EntitlementsError(400, "invalid_inputs", `${name} must not be negative`);
-  if (Math.abs(value) > MAX_AMOUNT) throw new EntitlementsError(400, "invalid_inputs", `${name} must be at most ${MAX_AMOUNT} in size`);
 }
 
-/** Refuses usage that would pass {@link MAX_AMOUNT}: the request changes nothing instead. */
-function checkUsageAfter(account: Account, amount: number): void {
-  if (account.usage + amount > MAX_AMOUNT) {
-    throw new EntitlementsError(400, "invalid_inputs", `usage of ${account.featureId} would pass ${MAX_AMOUNT}, the largest amount this server counts exactly`);
-  }
+/**
+ * A sum of amounts, kept between 0 and the largest double. The contract sets no upper bound on an
+ * amount, so a huge one is accepted; a total that would overflow to Infinity (sent as `null`)
+ * stays at the largest finite number instead.
+ */
+export function saturatedSum(...amounts: number[]): number {
+  let total = 0;
+  for (const amount of amounts) total += amount;
+  return Math.min(Number.MAX_VALUE, Math.max(0, total));
 }
 
 function hold(account: Account, lockId: string, amount: number): void {
   account.held.set(lockId, amount);
-  account.heldTotal += amount;
+  account.heldTotal = saturatedSum(account.heldTotal, amount);
 }
 
 function unhold(account: Account, lockId: string): void {
@@ -251,14 +251,18 @@ export class EntitlementsStore {
     if (this.expiries.size > 2 * this.locks.size + 1024) this.expiries.compact((l) => this.locks.get(l.id) === l);
   }
 
-  /** Rejects a lock that cannot be placed: unknown horizon, or a lock id still live. */
+  /**
+   * Rejects a check's lock that cannot be placed (the rules the facts give for a check): on a
+   * feature with nothing to hold, or expiring more than 24 hours ahead. A lock whose expiry has
+   * already passed is accepted and simply holds nothing from then on.
+   */
   private checkLock(lock: { lock_id: string; expires_at?: number | null }, feature: Feature): void {
     if (feature.type === "boolean" || !feature.consumable) {
       throw new EntitlementsError(400, "invalid_inputs", `lock can only be placed on a consumable feature; ${feature.id} is not consumable`);
     }
     const expiresAt = lock.expires_at;
-    if (expiresAt !== undefined && expiresAt !== null && (expiresAt <= this.now() || expiresAt > this.now() + LOCK_HORIZON)) {
-      throw new EntitlementsError(400, "invalid_inputs", "lock.expires_at must be in the future and at most 24 hours ahead");
+    if (expiresAt !== undefined && expiresAt !== null && expiresAt > this.now() + LOCK_HORIZON) {
+      throw new EntitlementsError(400, "invalid_inputs", "lock.expires_at must be at most 24 hours ahead");
     }
   }
 
@@ -300,7 +304,7 @@ export class EntitlementsStore {
   private balanceOf(account: Account, expand: boolean): Balance {
     const unlimited = EntitlementsStore.unlimited(account);
     // Usage (and holds) are drawn from the sources in the order the products list them.
-    let toAllocate = account.usage + account.heldTotal;
+    let toAllocate = saturatedSum(account.usage, account.heldTotal);
     let usageLeft = account.usage;
     const breakdown = account.sources.map((s, i) => {
       const included = s.included === "inf" ? 0 : s.included;
@@ -372,8 +376,7 @@ export class EntitlementsStore {
         hold(account, req.lock.lock_id, required);
         this.addLock({ id: req.lock.lock_id, parts: [{ account, amount: required }], expiresAt: req.lock.expires_at ?? null });
       } else if (allowed && req.send_event) {
-        checkUsageAfter(account, required);
-        account.usage += required;
+        account.usage = saturatedSum(account.usage, required);
       }
       balance = this.balanceOf(account, options.expandBalanceFeature);
     }
@@ -426,10 +429,9 @@ export class EntitlementsStore {
     }
     const override = req.override_value ?? null;
     if (override !== null) checkAmount("override_value", override, false);
-    if (req.action === "confirm") for (const part of lock.parts) checkUsageAfter(part.account, override ?? part.amount);
     this.endLock(lock);
     if (req.action === "confirm") {
-      for (const part of lock.parts) part.account.usage = Math.max(0, part.account.usage + (override ?? part.amount));
+      for (const part of lock.parts) part.account.usage = saturatedSum(part.account.usage, override ?? part.amount);
     }
   }
 
@@ -445,13 +447,10 @@ export class EntitlementsStore {
       throw new EntitlementsError(400, "invalid_inputs", "timestamp must not be in the future");
     }
     const features = featureId !== undefined ? [this.feature(featureId)] : [...this.features.values()].filter((f) => f.event_names?.includes(eventName as string));
-    const boolean = features.find((f) => f.type === "boolean");
-    if (boolean) throw new EntitlementsError(400, "invalid_inputs", `Cannot track usage of boolean feature ${boolean.id}`);
     this.tick();
-    if (req.lock) {
-      for (const f of features) this.checkLock(req.lock, f);
-      this.rejectLiveLock(req.lock.lock_id);
-    }
+    // A track's lock is bounded by nothing the contract states: it holds what the balances it
+    // draws on can hold, and nothing on a feature without one.
+    if (req.lock) this.rejectLiveLock(req.lock.lock_id);
     const idempotencyKey = req.idempotency_key === undefined || req.idempotency_key === null ? null : `${req.customer_id}\u0000${req.idempotency_key}`;
     if (idempotencyKey !== null && this.idempotencyKeys.has(idempotencyKey)) {
       throw new EntitlementsError(409, "duplicate_idempotency_key", `Idempotency key ${req.idempotency_key} was already used`);
@@ -461,11 +460,11 @@ export class EntitlementsStore {
     checkAmount("value", requested, true);
     // Every amount is decided and checked before anything changes, so a refusal leaves no trace.
     const draws: Array<{ feature: Feature; account: Account | undefined; amount: number }> = features.map((feature) => {
-      const account = holder.accounts.get(feature.id);
+      // A boolean feature has no balance: its usage event is recorded with nothing to draw.
+      const account = feature.type === "boolean" ? undefined : holder.accounts.get(feature.id);
       this.tick(account);
       // `cap` never draws more than what is left; the answer reports what was recorded.
       const amount = account && req.overage_behavior === "cap" && requested > 0 && !EntitlementsStore.unlimited(account) ? Math.min(requested, EntitlementsStore.remaining(account)) : requested;
-      if (account && !req.lock) checkUsageAfter(account, amount);
       return { feature, account, amount };
     });
     if (idempotencyKey !== null) this.idempotencyKeys.add(idempotencyKey);
@@ -479,7 +478,7 @@ export class EntitlementsStore {
           hold(account, lock.id, amount);
           lock.parts.push({ account, amount });
         } else {
-          account.usage = Math.max(0, account.usage + amount);
+          account.usage = saturatedSum(account.usage, amount);
         }
       }
       balances.set(feature.id, account ? this.balanceOf(account, false) : null);
