@@ -1,0 +1,51 @@
+// Every public package can be published as it stands: its tarball holds what its `exports` and
+// `bin` name, and nothing outside its own folder.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { repoRoot, workspacePackages } from "../package-graph.mjs";
+
+interface Manifest {
+  name: string;
+  private?: boolean;
+  exports?: Record<string, unknown>;
+  bin?: Record<string, string> | string;
+}
+
+/** Every file an `exports` map or `bin` names; patterns (`./*.json`) name their folder. */
+function namedTargets(manifest: Manifest): string[] {
+  const targets: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === "string") targets.push(value);
+    else if (value && typeof value === "object") Object.values(value).forEach(collect);
+  };
+  collect(manifest.exports ?? {});
+  collect(typeof manifest.bin === "string" ? { bin: manifest.bin } : (manifest.bin ?? {}));
+  return targets.map((target) => path.posix.normalize(target));
+}
+
+const publicPackages = workspacePackages(repoRoot)
+  .map((pkg: { dir: string }) => ({ dir: pkg.dir, manifest: JSON.parse(readFileSync(path.join(pkg.dir, "package.json"), "utf8")) as Manifest }))
+  .filter(({ manifest }: { manifest: Manifest }) => manifest.private !== true);
+
+describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: string; manifest: Manifest }) => {
+  it("packs every file its exports and bin name, and nothing from outside its folder", () => {
+    const packed = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as Array<{
+      files: Array<{ path: string }>;
+    }>;
+    const files = packed[0]!.files.map((file) => file.path);
+    expect(files.filter((file) => file.startsWith("..") || path.isAbsolute(file))).toEqual([]);
+    for (const target of namedTargets(manifest)) {
+      if (target.includes("*")) {
+        const folder = target.slice(0, target.indexOf("*"));
+        expect(files.some((file) => file.startsWith(folder)), `${target} matches a packed file`).toBe(true);
+      } else {
+        expect(existsSync(path.join(dir, target)), `${target} exists (is the package built?)`).toBe(true);
+        expect(files, `${target} is packed`).toContain(target);
+      }
+    }
+    expect(files).toContain("package.json");
+    expect(files).toContain("README.md");
+  });
+});
