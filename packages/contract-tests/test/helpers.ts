@@ -1,28 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { main } from "../src/cli.js";
-
-export interface CliRun {
-  code: number;
-  out: string[];
-  err: string[];
-  /** Failed checks as `operation/check`, in order. */
-  failed: string[];
-  passed: string[];
-}
-
-/** Runs the command line in-process with its own environment and captures every line. */
-export async function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line), env });
-  const names = (status: string) =>
-    out.filter((line) => line.startsWith(`${status} `)).map((line) => {
-      const [, operation, check] = line.split(" ");
-      return `${operation}/${check!.replace(/:$/, "")}`;
-    });
-  return { code, out, err, failed: names("FAIL"), passed: names("PASS") };
-}
+export { runCli, type CliRun } from "../src/testing.js";
 
 /** The fixtures file of the kit's own tests (ids a spec-faithful mock accepts). */
 export const FIXTURES_FILE = new URL("./fixtures.json", import.meta.url).pathname;

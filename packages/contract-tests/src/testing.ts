@@ -1,0 +1,27 @@
+import { main } from "./cli.js";
+
+/** What one in-process run of the command line printed and answered. */
+export interface CliRun {
+  code: number;
+  out: string[];
+  err: string[];
+  /** Failed checks as `operation/check`, in order. */
+  failed: string[];
+  passed: string[];
+}
+
+/**
+ * Runs the `contract-test` command line in-process with its own environment and captures every
+ * line: for tests that assert what a user of the command would see.
+ */
+export async function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line), env });
+  const names = (status: string) =>
+    out.filter((line) => line.startsWith(`${status} `)).map((line) => {
+      const [, operation, check] = line.split(" ");
+      return `${operation}/${check!.replace(/:$/, "")}`;
+    });
+  return { code, out, err, failed: names("FAIL"), passed: names("PASS") };
+}
