@@ -39,7 +39,7 @@ export function entitlementsApp({ fixtures, now, http, state }: EntitlementsAppO
   const world: World = fixtures.world;
   const store = new EntitlementsStore(world.entitlements, now, state);
   const env = store.env;
-  const refusals = new Refusals(contractOf("entitlements"), fixtures.api_keys.entitlements, { env });
+  const refusals = new Refusals(contractOf("entitlements", now), fixtures.api_keys.entitlements, { env });
   const app = createApp(refusals, http);
 
   /**

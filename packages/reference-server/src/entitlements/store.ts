@@ -159,7 +159,6 @@ export interface CheckOptions {
 }
 
 const DAY = 86_400_000;
-const LOCK_HORIZON = DAY;
 
 /** Adds `count` intervals to a timestamp (calendar months in UTC for month-based intervals). */
 function addInterval(from: number, interval: Interval, count: number): number {
@@ -252,17 +251,13 @@ export class EntitlementsStore {
   }
 
   /**
-   * Rejects a check's lock that cannot be placed (the rules the facts give for a check): on a
-   * feature with nothing to hold, or expiring more than 24 hours ahead. A lock whose expiry has
-   * already passed is accepted and simply holds nothing from then on.
+   * Rejects a check's lock on a feature with nothing to hold (facts). Its 24-hour horizon is an
+   * `x-rules` rule of the spec, judged by the validator before the store is reached; a lock whose
+   * expiry has already passed is accepted and simply holds nothing from then on.
    */
-  private checkLock(lock: { lock_id: string; expires_at?: number | null }, feature: Feature): void {
+  private checkLock(feature: Feature): void {
     if (feature.type === "boolean" || !feature.consumable) {
       throw new EntitlementsError(400, "invalid_inputs", `lock can only be placed on a consumable feature; ${feature.id} is not consumable`);
-    }
-    const expiresAt = lock.expires_at;
-    if (expiresAt !== undefined && expiresAt !== null && expiresAt > this.now() + LOCK_HORIZON) {
-      throw new EntitlementsError(400, "invalid_inputs", "lock.expires_at must be at most 24 hours ahead");
     }
   }
 
@@ -357,7 +352,7 @@ export class EntitlementsStore {
     if (req.send_event && feature.type === "boolean") {
       throw new EntitlementsError(400, "invalid_inputs", `send_event cannot be used with boolean feature ${feature.id}: it has no balance to deduct`);
     }
-    if (req.lock) this.checkLock(req.lock, feature);
+    if (req.lock) this.checkLock(feature);
     const account = holder.accounts.get(feature.id);
     this.tick(account);
     if (req.lock) this.rejectLiveLock(req.lock.lock_id);
@@ -442,9 +437,6 @@ export class EntitlementsStore {
     const eventName = req.event_name ?? undefined;
     if ((featureId === undefined) === (eventName === undefined)) {
       throw new EntitlementsError(400, "invalid_inputs", "Exactly one of feature_id or event_name is required");
-    }
-    if (req.timestamp !== undefined && req.timestamp !== null && req.timestamp > this.now()) {
-      throw new EntitlementsError(400, "invalid_inputs", "timestamp must not be in the future");
     }
     const features = featureId !== undefined ? [this.feature(featureId)] : [...this.features.values()].filter((f) => f.event_names?.includes(eventName as string));
     this.tick();
