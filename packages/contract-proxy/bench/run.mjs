@@ -1,4 +1,5 @@
-// Throughput straight to an upstream and through the contract proxy in front of it, side by side in
+// Throughput straight to an upstream, through a pass-through that judges nothing (bench/passthrough.mjs:
+// the floor under any proxy built from the same parts) and through the contract proxy, side by side in
 // one run, with the same connections and request: POST /v1/balances.check. Three upstreams: a bare
 // node:http server answering the documented example (the proxy's own cost shows fully), the
 // Entitlements mock, and the reference implementation (an upstream that does real work per
@@ -76,25 +77,30 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (const { kind, label, request } of upstreams) {
   const upstream = await serve([path.join(here, "upstream.mjs"), kind, bodyFile]);
+  const passthrough = await serve([path.join(here, "passthrough.mjs"), "--upstream", upstream.url]);
   const proxy = await serve([path.join(here, "..", "bin", "contract-proxy.js"), "--service", "entitlements", "--upstream", upstream.url]);
   if ((await violationsSeen(proxy.url, request)) !== "0") throw new Error(`the ${kind} upstream's answer is not clean through the proxy`);
-  const sides = { direct: upstream.url, proxy: proxy.url };
+  const sides = { direct: upstream.url, passthrough: passthrough.url, proxy: proxy.url };
   for (const url of Object.values(sides)) await load(url, 1, request);
   const runs = [];
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ["direct", "proxy"] : ["proxy", "direct"];
+    const order = round % 2 === 0 ? ["direct", "passthrough", "proxy"] : ["proxy", "passthrough", "direct"];
     const run = {};
     for (const side of order) run[side] = await load(sides[side], seconds, request);
     runs.push(run);
   }
-  for (const child of [proxy.child, upstream.child]) {
+  for (const child of [proxy.child, passthrough.child, upstream.child]) {
     child.kill("SIGTERM");
     await once(child, "exit");
   }
   const pick = (side, key) => median(runs.map((r) => r[side][key]));
-  const ratio = median(runs.map((r) => r.proxy.rps / r.direct.rps));
-  rows.push(`| ${label} | direct | ${Math.round(pick("direct", "rps"))} | ${pick("direct", "p50")} | ${pick("direct", "p99")} | 100% |`);
-  rows.push(`| ${label} | through contract-proxy | ${Math.round(pick("proxy", "rps"))} | ${pick("proxy", "p50")} | ${pick("proxy", "p99")} | ${Math.round(ratio * 100)}% |`);
+  const row = (side, name) => {
+    const ratio = median(runs.map((r) => r[side].rps / r.direct.rps));
+    rows.push(`| ${label} | ${name} | ${Math.round(pick(side, "rps"))} | ${pick(side, "p50")} | ${pick(side, "p99")} | ${Math.round(ratio * 100)}% |`);
+  };
+  row("direct", "direct");
+  row("passthrough", "through a pass-through that judges nothing");
+  row("proxy", "through contract-proxy");
 }
 
 console.log(`autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per side; medians. Node ${process.version}.\n`);

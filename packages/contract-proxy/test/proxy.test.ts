@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { request, type IncomingMessage } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
@@ -52,7 +54,7 @@ describe("forwarding is transparent", () => {
       proxy.url,
       "POST",
       "/v1/balances.check?trace=1&trace=2",
-      ["Content-Type", "application/json", "X-Custom", "one", "X-Custom", "two", "Connection", "keep-alive, X-Hop", "X-Hop", "dropped", "Keep-Alive", "timeout=5", "Authorization", `Bearer ${entitlementsKey}`, "Host", proxyHost],
+      ["Content-Type", "application/json", "X-Custom", "one", "X-Custom", "two", "Connection", "keep-alive, X-Hop", "X-Hop", "dropped", "Keep-Alive", "timeout=5", "Authorization", `Bearer ${entitlementsKey}`, "Host", proxyHost, "Expect", "100-continue"],
       check,
     );
     const [received] = upstream.received;
@@ -64,6 +66,8 @@ describe("forwarding is transparent", () => {
     expect(pairs).toEqual(expect.arrayContaining([["x-custom", "one"], ["x-custom", "two"], ["authorization", `Bearer ${entitlementsKey}`], ["host", new URL(upstream.url).host]]));
     expect(pairs.map(([name]) => name)).not.toContain("x-hop");
     expect(pairs.map(([name]) => name)).not.toContain("keep-alive");
+    // The proxy answered the expectation itself, and sends the body without waiting for one.
+    expect(pairs.map(([name]) => name)).not.toContain("expect");
   });
 
   it("the answer's status, headers (repeated ones too) and bytes come back unchanged, plus x-contract-violations", async () => {
@@ -166,5 +170,75 @@ describe("limits", () => {
     const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json", "accept-encoding": "gzip" }, check);
     expect(reply.status).toBe(200);
     expect(proxy.violations).toMatchObject([{ judged: false, errors: [{ message: "not judged: the body is larger than 10000 bytes once decoded" }] }]);
+  });
+});
+
+describe("answers that stream through", () => {
+  /** Waits until `count` stops changing, and returns where it stopped. */
+  async function settled(count: () => number): Promise<number> {
+    let last = -1;
+    for (let unchanged = 0; unchanged < 4; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      unchanged = count() === last ? unchanged + 1 : 0;
+      last = count();
+    }
+    return last;
+  }
+
+  it("are read from the upstream no faster than the client reads them, and arrive byte for byte", async () => {
+    const chunk = Buffer.alloc(64 * 1024, "a");
+    const total = 1024 * chunk.length;
+    let written = 0;
+    const upstream = await upstreamAnswering((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const pump = () => {
+        while (written < total) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const proxy = await proxyTo(upstream.url, { judgeLimit: 1024 });
+    const url = new URL(proxy.url);
+    const answer = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/balances.check", headers: { "content-type": "application/json" } }, (res) => {
+        res.pause();
+        resolve(res);
+      });
+      req.on("error", reject);
+      req.end(check);
+    });
+    // A client that reads nothing holds the upstream back once the buffers between them are full.
+    expect(await settled(() => written)).toBeLessThan(total / 2);
+    let received = 0;
+    answer.on("data", (c: Buffer) => (received += c.length)).resume();
+    await once(answer, "end");
+    expect(received).toBe(total);
+    expect(written).toBe(total);
+  });
+
+  it("a client that goes away takes its upstream request with it", async () => {
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    const upstream = await upstreamAnswering((_req, res) => {
+      res.on("close", upstreamClosed);
+      res.writeHead(200, { "content-type": "application/octet-stream" }).write("the first of many chunks");
+    });
+    // Longer than the test may take: only the client's going away can end the upstream's answer.
+    const proxy = await proxyTo(upstream.url, { upstreamTimeout: 600_000 });
+    const url = new URL(proxy.url);
+    await new Promise<void>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/balances.check", headers: { "content-type": "application/json" } }, (res) => {
+        res.once("data", () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on("error", reject);
+      req.end(check);
+    });
+    await closed;
   });
 });
