@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
 import { startMockServer, type RunningServer } from "../src/index.js";
 import { documentedErrorValidator, post, send, type Service } from "./support.js";
 
@@ -159,5 +160,21 @@ describe.each(["webdata", "entitlements"] as const)("%s mock under hostile input
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     await stillServes();
+  });
+});
+
+describe("the web data mock's operation that takes no input", () => {
+  let mock: RunningServer;
+  beforeAll(async () => {
+    mock = await startMockServer({ service: "webdata" });
+  });
+  afterAll(() => mock.close());
+
+  it("answers a header larger than the server accepts with the 400 it documents", async () => {
+    const reply = await raw(mock.url, [`GET /v2/team/token-usage HTTP/1.1\r\nHost: x\r\nAuthorization: ${keys.webdata}\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`]);
+    expect(reply.status, reply.text).toBe(400);
+    const documented = new OpenApiValidators(loadBundle("webdata")).response("GET", "/v2/team/token-usage", 400);
+    expect(documented, "GET /v2/team/token-usage documents 400").not.toBeNull();
+    expect(documented!(reply.json), reply.text).toBe(true);
   });
 });

@@ -111,6 +111,11 @@ describe("web data reference server under hostile input", () => {
     for (const answer of answers) expectDocumented(answer, 400, "POST", CRAWL);
   });
 
+  it("framework answers: on the operation that takes no input, a 20 KB header is the 400 it documents", async () => {
+    const answer = await rawRequest(api.server.url, `GET /v2/team/token-usage HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`);
+    expectDocumented(answer, 400, "GET", "/v2/team/token-usage");
+  });
+
   it("framework answers: an undecodable path parameter and one over 100 characters are 400 in the API's shape", async () => {
     for (const id of ["%ZZ", "a".repeat(200)]) {
       const answer = await rawRequest(api.server.url, `GET /v2/monitor/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`);

@@ -1543,6 +1543,19 @@ export interface components {
             };
         };
         /**
+         * @description The request is not valid HTTP/1.1 (its framing is broken, or its request line and headers are
+         *     larger than the server accepts), so it was not processed. `details` says which. Like every error
+         *     of the team usage operations, the body carries `success: false`.
+         */
+        UsageMalformedRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationError"] & components["schemas"]["UsageErrorResponse"];
+            };
+        };
+        /**
          * @description The team sent more requests than its rate limit allows. Wait, then retry with exponential
          *     back-off. Like every error of the team usage operations, the body carries `success: false`.
          */
@@ -1676,6 +1689,7 @@ export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
 export type ResponseTokenUsageInternalError = components['responses']['TokenUsageInternalError'];
 export type ResponseTokenUsageNotFound = components['responses']['TokenUsageNotFound'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseUsageMalformedRequest = components['responses']['UsageMalformedRequest'];
 export type ResponseUsageRateLimited = components['responses']['UsageRateLimited'];
 export type ResponseUsageRequestTimeout = components['responses']['UsageRequestTimeout'];
 export type ResponseUsageUnauthorized = components['responses']['UsageUnauthorized'];
@@ -1908,6 +1922,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenUsageResponse"];
                 };
             };
+            400: components["responses"]["UsageMalformedRequest"];
             401: components["responses"]["UsageUnauthorized"];
             404: components["responses"]["TokenUsageNotFound"];
             408: components["responses"]["UsageRequestTimeout"];
