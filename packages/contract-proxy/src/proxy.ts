@@ -137,6 +137,19 @@ function joinChunks(chunks: Buffer[], size?: number): Buffer {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
+/**
+ * The origin-form of a request target (RFC 9112 §3.2): an absolute-form target names an authority of
+ * its own, which a gateway to one upstream does not follow. Undefined for a target that is not a path
+ * at all (the asterisk-form of `OPTIONS *`): no operation serves it and it cannot be forwarded.
+ */
+function originForm(target: string): string | undefined {
+  if (target.startsWith("/")) return target;
+  const authority = /^https?:\/\/[^/?#]*/i.exec(target);
+  if (!authority) return undefined;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
+}
+
 /** A request body sent on as it arrives, after the chunks already read of it. */
 async function* bodyOf(read: Buffer[], rest: IncomingMessage): AsyncGenerator<Buffer> {
   yield* read;
@@ -407,9 +420,15 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     counts.exchanges++;
     const method = (req.method ?? "GET").toUpperCase();
-    const target = req.url ?? "/";
+    const origin = originForm(req.url ?? "/");
+    const target = origin ?? req.url ?? "/";
     const path = target.split("?")[0]!;
     const ex: Exchange = { method, target, path, operation: judge.findOperation(method, path), headers: req.headers, requestErrors: [], unjudged: [] };
+    if (origin === undefined) {
+      const verdict = judge.request(undefined, method, target, req.headers, Buffer.alloc(0), limit);
+      ex.requestErrors = verdict.errors;
+      return answer(ex, res, verdict.problem!);
+    }
     if (Number(req.headers["content-length"]) > limit) return tooLargeRequest(ex, req, res, []);
     // A client that breaks off its request has gone; the server closes its socket.
     readUpTo(req, limit, { overflow: (chunks) => tooLargeRequest(ex, req, res, chunks), end: (bytes) => judged(ex, req, res, bytes), error: () => {} });

@@ -85,6 +85,28 @@ describe("forwarding is transparent", () => {
   });
 });
 
+describe("request targets that are not a path", () => {
+  it("an absolute-form target is forwarded in origin-form to the proxy's upstream and judged as the operation it names", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const proxy = await proxyTo(upstream.url);
+    const reply = await send(proxy.url, "POST", "http://elsewhere.example/v1/balances.check?trace=1", { "content-type": "application/json" }, check);
+    expect(reply.status).toBe(200);
+    expect(reply.headers["x-contract-violations"]).toBe("0");
+    expect(upstream.received.map((r) => r.url)).toEqual(["/v1/balances.check?trace=1"]);
+  });
+
+  it("OPTIONS * cannot be forwarded: the proxy answers the API's 404 and reports it", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const proxy = await proxyTo(upstream.url);
+    const reply = await send(proxy.url, "OPTIONS", "*");
+    expect(reply.status).toBe(404);
+    expect(reply.json).toMatchObject({ code: "invalid_request", env: "sandbox" });
+    expect(reply.headers["x-contract-violations"]).toBe("1");
+    expect(proxy.violations).toMatchObject([{ operationId: null, method: "OPTIONS", path: "*", status: 404, direction: "request", errors: [{ keyword: "operation" }] }]);
+    expect(upstream.received).toHaveLength(0);
+  });
+});
+
 describe("limits", () => {
   it("an answer larger than the judging limit streams through whole and is reported as not judged, not as a violation", async () => {
     const big = JSON.stringify({ ...checkExample, padding: "x".repeat(5000) });
