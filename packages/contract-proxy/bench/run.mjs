@@ -1,10 +1,11 @@
 // Throughput straight to an upstream, through a pass-through that judges nothing (bench/passthrough.mjs:
 // the floor under any proxy built from the same parts) and through the contract proxy, side by side in
-// one run, with the same connections and request: POST /v1/balances.check. Three upstreams: a bare
+// one run, with the same connections and request: POST /v1/balances.check. Four upstreams: a bare
 // node:http server answering the documented example (the proxy's own cost shows fully), the
-// Entitlements mock, and the reference implementation (an upstream that does real work per
-// request, as the servers the proxy is put in front of do). Rounds alternate the order, so that a change in machine load affects both
-// sides of a round's ratio alike. Prints a Markdown table of medians.
+// Entitlements mock, the reference implementation (an upstream that does real work per request), and
+// a bare server that answers a millisecond later (a service waiting on its database). Rounds alternate
+// the order, so that a change in machine load affects every side of a round alike. Prints a Markdown
+// table of medians.
 //   npm run bench -w packages/contract-proxy   [--seconds 5] [--rounds 3] [--connections 10]
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -40,6 +41,7 @@ const upstreams = [
   { kind: "plain", label: "bare node:http", request: mockRequest },
   { kind: "mock", label: "Entitlements mock", request: mockRequest },
   { kind: "reference", label: "Entitlements reference server", request: referenceRequest },
+  { kind: "slow", label: "node:http answering after 1 ms", request: mockRequest },
 ];
 const operation = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess");
 const example = operation.responses.find((r) => r.status === "200").media[0].examples[0].value;
