@@ -357,7 +357,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
         }
         held = [];
       },
-      onResponseData(paused, chunk) {
+      onResponseData(flow, chunk) {
         if (refused) return;
         if (held) {
           held.push(chunk);
@@ -367,8 +367,9 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
           return startStreaming(held);
         }
         if (!res.write(chunk)) {
-          paused.pause();
-          res.once("drain", () => paused.resume());
+          // The client reads slower than the upstream writes: stop reading the upstream until it catches up.
+          flow.pause();
+          res.once("drain", () => flow.resume());
         }
       },
       onResponseEnd() {
