@@ -54,7 +54,7 @@ export const DEFAULT_REQUEST_TIMEOUT = 30_000;
 export const RECENT_VIOLATIONS = 1_000;
 export const VIOLATIONS_HEADER = "x-contract-violations";
 /** Connections kept to the upstream; more requests wait for a free one. */
-export const UPSTREAM_CONNECTIONS = 256;
+const UPSTREAM_CONNECTIONS = 256;
 
 /** RFC 9110 §7.6.1: meaningful for one connection only, so never forwarded (nor are headers `Connection` names). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"]);
@@ -110,17 +110,10 @@ function upstreamProblem(error: Error & { code?: string }, timeout: number): str
   return `the upstream could not be reached (${code || "connection failed"})`;
 }
 
-/**
- * The answer's end-to-end headers as raw pairs, from the parser's record (lower-case names, repeated
- * ones as arrays), without the hop-by-hop ones, those `Connection` names, and those in `drop`.
- */
-function forwardedPairs(headers: Record<string, string | string[] | undefined>, drop: ReadonlySet<string>): string[] {
-  const connection = headers.connection;
-  const listed = connection === undefined ? undefined : new Set([connection].flat().flatMap((v) => v.split(",").map((t) => t.trim().toLowerCase())));
+/** An answer's headers as the parser hands them over (lower-case names, repeated ones as arrays), as raw pairs. */
+function pairsOf(headers: Record<string, string | string[] | undefined>): string[] {
   const pairs: string[] = [];
-  for (const name in headers) {
-    if (HOP_BY_HOP.has(name) || drop.has(name) || listed?.has(name)) continue;
-    const value = headers[name];
+  for (const [name, value] of Object.entries(headers)) {
     if (Array.isArray(value)) for (const one of value) pairs.push(name, one);
     else if (value !== undefined) pairs.push(name, value);
   }
@@ -272,7 +265,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   };
 
   const writeHead = (res: ServerResponse, answer: UpstreamAnswer, count: number, length?: number): boolean => {
-    const headers = forwardedPairs(answer.headers, NOT_FORWARDED_IN_RESPONSES);
+    const headers = endToEnd(pairsOf(answer.headers), NOT_FORWARDED_IN_RESPONSES);
     if (length !== undefined && answer.headers["content-length"] === undefined) headers.push("content-length", String(length));
     headers.push(VIOLATIONS_HEADER, String(count));
     try {
