@@ -7,6 +7,12 @@ import { CheckFailure, type Check, type CheckContext, type Level } from "./check
 import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
 import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
 
+/** A failure as reports show it: the key redacted from its reason, its reduced request and its curl lines. */
+export function shownFailure(failure: Failure, redact: (text: string) => string): Failure {
+  const request = JSON.parse(redact(JSON.stringify(failure.reproduce.request))) as Failure["reproduce"]["request"];
+  return { reason: redact(failure.reason), reproduce: { ...failure.reproduce, request, curl: failure.reproduce.curl.map(redact) } };
+}
+
 export const SERVICES: readonly Service[] = ["entitlements", "webdata"];
 export const LEVELS: readonly Level[] = ["schema", "behavior"];
 
@@ -248,8 +254,7 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
       outcome = { ok: false, reason: `the check could not run: ${(error as Error).message}`, examples: 0, stopped: false };
     }
     examples += outcome.examples;
-    const shown = (failure: Failure): Failure => ({ reason: redact(failure.reason), reproduce: { ...failure.reproduce, curl: failure.reproduce.curl.map(redact) } });
-    const failures = outcome.failures?.map(shown);
+    const failures = outcome.failures?.map((failure) => shownFailure(failure, redact));
     record({ ...base, passed: outcome.ok, reason: redact(outcome.reason), examples: outcome.examples, ...(failures ? { reproduce: failures[0]!.reproduce, failures } : {}) });
   }
   const stopped = deadline.aborted;

@@ -5,6 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer } from "@api-contracts/mock-server";
 import { listChecks, type Report } from "../src/index.js";
+import { shownFailure } from "../src/run.js";
+import { redactor } from "../src/secrets.js";
 import { forward, passOn, runCli, startFakeTarget, type Answer, type FakeTarget } from "./helpers.js";
 
 const KEY = "fc-Echoed0Secret0Key0123456789abcd";
@@ -183,5 +185,17 @@ describe("the kit against a target with a contract fault", () => {
       .map((check) => `${check.operation}/${check.name}`)
       .filter((name) => /\/auth-(missing|wrong-scheme)$/.test(name));
     expect(run.failed).toEqual(auth);
+  });
+});
+
+describe("a generated failure as reports show it", () => {
+  it("has the key redacted from its reduced request as well as from its reason and curl lines", () => {
+    const key = "fc-0123456789abcdef0123456789abcdef";
+    const shown = shownFailure(
+      { reason: `refused ${key}`, reproduce: { seed: 1, request: { path: {}, query: { q: key }, headers: { "x-echo": `Bearer ${key}` }, body: { note: key } }, curl: [`curl -H 'x-echo: ${key}'`] } },
+      redactor([key]),
+    );
+    expect(JSON.stringify(shown)).not.toContain(key);
+    expect(shown.reproduce.request.query.q).toBe("[redacted]");
   });
 });

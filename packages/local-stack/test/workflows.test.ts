@@ -1,11 +1,11 @@
 // The Arazzo workflows of spec/workflows, run with `redocly respect` against the stateful mock
-// (`api-mock --stateful`) and against the reference implementation started on its own.
+// (`api-mock --stateful`, which serves the reference implementation).
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
+import { defaultFixtures } from "@api-contracts/reference-server";
 import { startApiServer, type RunningServer } from "../src/index.js";
 
 const run = promisify(execFile);
@@ -20,7 +20,6 @@ const APIS = [
 
 const TARGETS: Array<{ name: string; start: (api: "entitlements" | "webdata") => Promise<RunningServer | { url: string; close(): Promise<void> }> }> = [
   { name: "the stateful mock (api-mock --stateful)", start: (api) => startApiServer({ api, port: 0, stateful: true }) },
-  { name: "the reference implementation", start: (service) => startReferenceServer({ service, port: 0 }) },
 ];
 
 describe.each(TARGETS)("Arazzo workflows against $name", ({ start }) => {
