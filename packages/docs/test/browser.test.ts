@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -6,8 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDocsServer, type DocsServer } from "../server.mjs";
 import { follow, resolvePointer, walkOperations, type WalkedOperation } from "@api-contracts/contract-core";
 import { distDir, loadApis } from "./helpers.js";
+import { planBrowserTests } from "./find-browser.js";
 
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const plan = planBrowserTests({ env: process.env, home: homedir() });
+// One line in the run's output says why the browser tests did not run and how to make them run.
+if ("skip" in plan) process.stderr.write(`${plan.skip}\n`);
 const screenshots = path.join(distDir, "screenshots");
 const apis = loadApis();
 
@@ -58,13 +62,12 @@ async function showOperation(page: Page, document: any, op: WalkedOperation) {
     .waitFor({ state: "visible" });
 }
 
-describe("the pages in headless Chromium", () => {
+describe.skipIf("skip" in plan)("the pages in headless Chromium", () => {
   let browser: Browser;
   let docs: DocsServer;
   beforeAll(async () => {
-    if (!existsSync(executablePath)) {
-      throw new Error(`no Chromium at ${executablePath}: install Debian's chromium or set CHROMIUM_PATH`);
-    }
+    if ("fail" in plan) throw new Error(plan.fail);
+    const executablePath = "run" in plan ? plan.run : "";
     mkdirSync(screenshots, { recursive: true });
     docs = await startDocsServer({ port: 0, root: distDir });
     browser = await chromium.launch({
