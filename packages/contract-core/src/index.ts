@@ -19,6 +19,7 @@ export {
 export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
 export {
   HTTP_METHODS,
+  documentedResponseFor,
   walkOperations,
   walkOperation,
   type WalkedOperation,

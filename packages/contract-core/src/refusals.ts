@@ -1,5 +1,6 @@
 import { getApi, loadBundle, type ApiDefinition, type ApiName } from "./registry.js";
 import { isJsonMediaType, OpenApiValidators, type ValidatorOptions } from "./validators.js";
+import { documentedResponseFor } from "./walk.js";
 import type { ErrorReply, Problem, WordingContext } from "./wording.js";
 
 /** The reply of a registered API to a problem, in its documented error shape. */
@@ -33,7 +34,7 @@ export class ContractErrors {
     const built = this.api.wording.word(problem, context);
     if (!operation) return built;
     const walked = this.validators.walkedOperations().find((op) => op.method === operation.method.toUpperCase() && op.path === operation.path);
-    const response = walked?.responses.find((r) => r.status === String(built.status));
+    const response = walked && documentedResponseFor(walked.responses, built.status);
     const media = response?.media.find((m) => isJsonMediaType(m.mediaType.toLowerCase()));
     if (!media) return built;
     const prefers = this.api.wording.prefersExample;

@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { escapePointer, isObject, unescapePointer, type JsonObject } from "./pointer.js";
-import { walkOperations, type WalkedOperation, type WalkedParameter } from "./walk.js";
+import { documentedResponseFor, walkOperations, type WalkedOperation, type WalkedParameter } from "./walk.js";
 import { addXRules } from "./x-rules.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -376,13 +376,8 @@ export class OpenApiValidators {
 
   /** The response documented for a status: the exact code, then its range (`4XX`), then `default`. */
   documentedResponse(method: string, template: string, status: number): DocumentedResponse | undefined {
-    const { responses } = this.operation(method, template).walked;
-    const s = String(status);
-    for (const code of [s, `${s[0]}XX`, `${s[0]}xx`, "default"]) {
-      const found = responses.find((r) => r.status === code);
-      if (found) return { code, pointer: found.pointer, content: found.content };
-    }
-    return undefined;
+    const found = documentedResponseFor(this.operation(method, template).walked.responses, status);
+    return found && { code: found.status, pointer: found.pointer, content: found.content };
   }
 
   /** Validator of the body documented for a status and Content-Type; null when none has a schema. */

@@ -26,6 +26,8 @@ export interface WalkedParameter {
   schema: string;
   /** The parameter object itself, after its `$ref`s. */
   object: JsonObject;
+  /** Its documented examples: named ones (through their `$ref`s), then `example`. */
+  examples: NamedExample[];
 }
 
 export interface WalkedRequestBody {
@@ -62,15 +64,29 @@ export interface WalkedOperation {
   responses: WalkedResponse[];
 }
 
-function examplesOf(document: JsonObject, media: JsonObject): NamedExample[] {
+/**
+ * The response documented for a status, as OpenAPI resolves it: the exact code, then its range
+ * (`4XX`), then `default`.
+ */
+export function documentedResponseFor(responses: WalkedResponse[], status: number): WalkedResponse | undefined {
+  const s = String(status);
+  for (const code of [s, `${s[0]}XX`, `${s[0]}xx`, "default"]) {
+    const found = responses.find((r) => r.status === code);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The examples of a media type or parameter object: named ones (through their `$ref`s), then `example`. */
+function examplesOf(document: JsonObject, owner: JsonObject): NamedExample[] {
   const found: NamedExample[] = [];
-  if (isObject(media.examples)) {
-    for (const [name, raw] of Object.entries(media.examples)) {
+  if (isObject(owner.examples)) {
+    for (const [name, raw] of Object.entries(owner.examples)) {
       const { node } = follow(document, raw, "");
       if (isObject(node) && Object.hasOwn(node, "value")) found.push({ name, value: node.value });
     }
   }
-  if (Object.hasOwn(media, "example")) found.push({ name: "example", value: media.example });
+  if (Object.hasOwn(owner, "example")) found.push({ name: "example", value: owner.example });
   return found;
 }
 
@@ -98,6 +114,7 @@ function parametersOf(document: JsonObject, owners: string[]): WalkedParameter[]
         required: node.required === true,
         schema: `${pointer}/schema`,
         object: node,
+        examples: examplesOf(document, node),
       };
       const same = parameters.findIndex((p) => p.name === found.name && p.in === found.in);
       if (same >= 0) parameters[same] = found;

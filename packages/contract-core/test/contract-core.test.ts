@@ -13,6 +13,7 @@ import {
   webdataWording,
   type ErrorWording,
   type JsonObject,
+  type Problem,
   type RequestParts,
 } from "../src/index.js";
 import { petStore } from "./fixture.js";
@@ -146,6 +147,10 @@ describe("walking operations", () => {
     expect(listPets!.responses.map((r) => r.status)).toEqual(["200", "204", "default"]);
     expect(createPet!.requestBody).toMatchObject({ pointer: "/components/requestBodies/NewPet", required: true });
     expect(createPet!.responses.find((r) => r.status === "4XX")!.pointer).toBe("/components/responses/Problem");
+    expect(createPet!.parameters[0]!.examples).toEqual([
+      { name: "short", value: "abc" },
+      { name: "example", value: "trace-1" },
+    ]);
     const deletePet = walkOperations(petStore()).find((op) => op.operationId === "deletePet")!;
     expect(deletePet.parameters.map((p) => [p.name, p.in, p.schema])).toEqual([["petId", "path", "/components/pathItems/OnePet/delete/parameters/0/schema"]]);
   });
@@ -176,7 +181,7 @@ describe("error wording", () => {
         [{ kind: "internal" }, 500, "internal_error"],
       ] as const
     ).map(([problem, status, code]) => {
-      const reply = entitlementsWording.word(problem, { env: "live" });
+      const reply = entitlementsWording.word(problem as Problem, { env: "live" });
       expect(reply.status).toBe(status);
       expect(reply.body).toMatchObject({ code, env: "live", message: expect.any(String) });
       return code;
@@ -256,5 +261,45 @@ describe("registry", () => {
       unregister();
     }
     expect(listApis().map((api) => api.name)).toEqual(["entitlements", "webdata"]);
+  });
+
+  it("a refusal answered from an operation's 4XX or default response is held to that response's schema", () => {
+    const documented = (responses: JsonObject): JsonObject => ({
+      openapi: "3.1.0",
+      info: { title: "ranges", version: "1" },
+      paths: { "/things": { post: { operationId: "makeThing", responses: { "201": { description: "made" }, ...responses } } } },
+    });
+    const problemResponse = {
+      description: "problem",
+      content: {
+        "application/json": {
+          schema: { type: "object", required: ["detail"], properties: { detail: { type: "string" } } },
+          examples: { documented: { value: { detail: "the documented refusal" } } },
+        },
+      },
+    };
+    // The wording's body has no `detail`, so only the documented example fits the response.
+    const wording: ErrorWording = { word: (problem) => ({ status: problem.kind === "timeout" ? 408 : 400, body: { title: problem.kind } }) };
+    for (const [name, responses] of [
+      ["by-range", { "4XX": problemResponse }],
+      ["by-default", { default: problemResponse }],
+    ] as const) {
+      const unregister = registerApi({
+        name,
+        title: name,
+        bundle: { document: documented(responses) },
+        mockPort: 4013,
+        keyPrefix: "k_",
+        keyEnv: "RANGES_API_KEY",
+        client: { package: "@example/ranges-client", factory: "createRangesClient" },
+        wording,
+      });
+      try {
+        const reply = new ContractErrors(name).reply({ kind: "timeout" }, { method: "POST", path: "/things" });
+        expect(reply).toEqual({ status: 408, body: { detail: "the documented refusal" } });
+      } finally {
+        unregister();
+      }
+    }
   });
 });

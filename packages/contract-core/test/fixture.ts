@@ -46,7 +46,17 @@ export function petStore(): JsonObject {
           },
         },
       },
-      parameters: { Trace: { name: "X-Trace-Id", in: "header", required: true, schema: { type: "string", minLength: 3 } } },
+      parameters: {
+        Trace: {
+          name: "X-Trace-Id",
+          in: "header",
+          required: true,
+          schema: { type: "string", minLength: 3 },
+          examples: { short: { $ref: "#/components/examples/ShortTrace" } },
+          example: "trace-1",
+        },
+      },
+      examples: { ShortTrace: { value: "abc" } },
       requestBodies: {
         NewPet: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } } },
       },

@@ -32,28 +32,11 @@ export function firstExample(document, examples, schemaPointer) {
 }
 
 /**
- * A parameter's documented examples in the walker's order (the walker lists them for media types
- * only); `examples` entries go through their `$ref`s.
- * @param {JsonObject} document
- * @param {WalkedParameter} parameter
- * @returns {NamedExample[]}
- */
-function parameterExamples(document, parameter) {
-  const { object } = parameter;
-  const named = isObject(object.examples) ? Object.entries(object.examples) : [];
-  const found = named.flatMap(([name, raw]) => {
-    const { node } = follow(document, raw, "");
-    return isObject(node) && Object.hasOwn(node, "value") ? [{ name, value: node.value }] : [];
-  });
-  return Object.hasOwn(object, "example") ? [...found, { name: "example", value: object.example }] : found;
-}
-
-/**
  * @param {JsonObject} document
  * @param {WalkedParameter | undefined} parameter
  */
 function parameterExample(document, parameter) {
-  return parameter ? firstExample(document, parameterExamples(document, parameter), parameter.schema) : { found: false };
+  return parameter ? firstExample(document, parameter.examples, parameter.schema) : { found: false };
 }
 
 /**
