@@ -122,12 +122,42 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 /**
- * Reads a retryable answer into memory. These are small error bodies; holding them frees the
- * connection and keeps them readable after the deadline of their own attempt has passed.
+ * Most bytes of a retryable answer held in memory between attempts. Error bodies are small; a
+ * longer one ends the retries and is handed to the caller as it streams, unread.
  */
-async function settle(response: Response): Promise<Response> {
-  const body = await response.arrayBuffer();
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+export const RETAINED_ANSWER_LIMIT = 64 * 1024;
+
+/**
+ * Reads a retryable answer into memory, so that its connection is freed and it stays readable
+ * after its own attempt's deadline. `held` is false when the answer was longer than
+ * {@link RETAINED_ANSWER_LIMIT}: its response then streams what was read and the rest.
+ */
+async function settle(response: Response): Promise<{ response: Response; held: boolean }> {
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  const reader = response.body?.getReader();
+  if (!reader) return { response: new Response(null, init), held: true };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { response: new Response(Buffer.concat(chunks), init), held: true };
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > RETAINED_ANSWER_LIMIT) {
+      const rest = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(chunk);
+        },
+        async pull(controller) {
+          const next = await reader.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      });
+      return { response: new Response(rest, init), held: false };
+    }
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -174,7 +204,12 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
 
   /** Runs the remaining attempts; resolves to the last response, or the last error if none came. */
   async function attempts(copy: Request, first: Response | unknown, fetchFn: typeof fetch): Promise<Response | unknown> {
-    let outcome = first instanceof Response ? await settle(first) : first;
+    let outcome: Response | unknown = first;
+    if (first instanceof Response) {
+      const settled = await settle(first);
+      if (!settled.held) return settled.response;
+      outcome = settled.response;
+    }
     let lastResponse = outcome instanceof Response ? outcome : undefined;
     for (let attempt = 1; attempt <= retries; attempt++) {
       const delayMs = delayBefore(attempt, outcome);
@@ -191,7 +226,9 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
       try {
         const response = await fetchFn(next);
         if (!RETRY_STATUSES.has(response.status)) return response;
-        outcome = lastResponse = await settle(response);
+        const settled = await settle(response);
+        if (!settled.held) return settled.response;
+        outcome = lastResponse = settled.response;
       } catch (error) {
         outcome = timeoutMs === undefined ? error : asTimeoutError(error, timeoutMs, copy.url);
         if (!isNetworkError(error)) break;

@@ -1,6 +1,6 @@
 // Each rule is exercised against a local server that misbehaves on purpose.
 import { afterEach, describe, expect, it } from "vitest";
-import { retryAfterMs, TimeoutError, type RetryEvent } from "../src/index.js";
+import { RETAINED_ANSWER_LIMIT, retryAfterMs, TimeoutError, type RetryEvent } from "../src/index.js";
 import { sendJson, startFlakyServer, startServer, type Failure, type LocalServer } from "../src/testing/index.js";
 import { createThingsClient, thing } from "./support/things.js";
 
@@ -79,6 +79,25 @@ describe("retry", () => {
     const { response } = await client.GET("/v1/things");
     expect(response.status).toBe(429);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("hands back a retryable answer longer than it holds in memory, whole and without retrying", async () => {
+    const long = "x".repeat(RETAINED_ANSWER_LIMIT * 40);
+    server = await startServer((_r, res) => sendJson(res, 503, { message: long }));
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: fast });
+    const { error, response } = await client.GET("/v1/things");
+    expect(response.status).toBe(503);
+    expect(error).toEqual({ message: long });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("still retries past a retryable answer that fits in memory", async () => {
+    const short = "x".repeat(RETAINED_ANSWER_LIMIT - 100);
+    server = await startServer((_r, res, attempt) => (attempt === 1 ? sendJson(res, 503, { message: short }) : sendJson(res, 200, thing)));
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: fast });
+    const { data } = await client.GET("/v1/things");
+    expect(data).toEqual(thing);
+    expect(server.requests).toHaveLength(2);
   });
 
   it("reads Retry-After as seconds or as an HTTP date", () => {
