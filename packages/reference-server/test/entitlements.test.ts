@@ -286,3 +286,35 @@ describe("entitlements reference server", () => {
     expect(await response.json()).toMatchObject({ code: "invalid_request", env: "sandbox" });
   });
 });
+
+describe("entitlements reference server: holds of either sign", () => {
+  let api: ApiUnderTest;
+  beforeAll(async () => {
+    api = await startApi("entitlements");
+  });
+  afterAll(async () => {
+    await api.server.close();
+  });
+
+  const remaining = async (): Promise<number> => {
+    const { body } = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: ids.metered_feature_id });
+    return body.balance.remaining;
+  };
+
+  it("lock: releasing a refund's hold leaves the other holds as they were", async () => {
+    const before = await remaining();
+    const refund = await api.post("/v1/balances.track", {
+      customer_id: ids.customer_id,
+      feature_id: ids.metered_feature_id,
+      value: -5,
+      lock: { lock_id: "refund-hold", enabled: true },
+    });
+    expect(refund.status).toBe(200);
+    const held = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: ids.metered_feature_id, required_balance: 3, lock: { lock_id: "spend-hold", enabled: true } });
+    expect(held.body.allowed).toBe(true);
+    await api.post("/v1/balances.finalize", { lock_id: "refund-hold", action: "release" });
+    expect(await remaining()).toBe(before - 3);
+    await api.post("/v1/balances.finalize", { lock_id: "spend-hold", action: "release" });
+    expect(await remaining()).toBe(before);
+  });
+});

@@ -142,15 +142,24 @@ export function saturatedSum(...amounts: number[]): number {
 
 function hold(account: Account, lockId: string, amount: number): void {
   account.held.set(lockId, amount);
-  account.heldTotal = saturatedSum(account.heldTotal, amount);
+  // Exact, so that releasing any hold (a refund's negative one included) takes back what it added.
+  account.heldTotal += amount;
 }
 
 function unhold(account: Account, lockId: string): void {
   const amount = account.held.get(lockId);
   if (amount === undefined) return;
   account.held.delete(lockId);
-  // Reset when empty, so that rounding of fractional holds cannot accumulate.
-  account.heldTotal = account.held.size === 0 ? 0 : account.heldTotal - amount;
+  account.heldTotal -= amount;
+  // Reset when empty, so that rounding of fractional holds cannot accumulate; recount after an
+  // overflow, which subtraction alone cannot undo.
+  if (account.held.size === 0) account.heldTotal = 0;
+  else if (!Number.isFinite(account.heldTotal)) account.heldTotal = [...account.held.values()].reduce((sum, held) => sum + held, 0);
+}
+
+/** The units live holds take from a balance: their sum, never below zero nor past the largest double. */
+function heldNow(account: Account): number {
+  return saturatedSum(account.heldTotal);
 }
 
 export interface CheckOptions {
@@ -293,13 +302,13 @@ export class EntitlementsStore {
 
   /** What is left to spend: grant minus usage minus live holds, never below zero. */
   private static remaining(account: Account): number {
-    return Math.max(0, EntitlementsStore.granted(account) - account.usage - account.heldTotal);
+    return Math.max(0, EntitlementsStore.granted(account) - account.usage - heldNow(account));
   }
 
   private balanceOf(account: Account, expand: boolean): Balance {
     const unlimited = EntitlementsStore.unlimited(account);
     // Usage (and holds) are drawn from the sources in the order the products list them.
-    let toAllocate = saturatedSum(account.usage, account.heldTotal);
+    let toAllocate = saturatedSum(account.usage, heldNow(account));
     let usageLeft = account.usage;
     const breakdown = account.sources.map((s, i) => {
       const included = s.included === "inf" ? 0 : s.included;
