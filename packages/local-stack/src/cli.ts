@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { listApis, type ApiDefinition } from "@api-contracts/contract-core";
-import { startApiServer, type RunningServer } from "./stack.js";
+import { startApiServer, startTogether } from "./stack.js";
 
 /** The APIs in the order of their default ports, as the command prints them. */
 function apisByPort(): ApiDefinition[] {
@@ -37,7 +37,6 @@ function parsePort(text: string | undefined, flag: string, fallback: number): nu
 
 /** Runs the command; resolves with an exit code once the servers listen (or at once on bad usage). */
 export async function main(argv: string[], out: (line: string) => void = console.log): Promise<number> {
-  let servers: RunningServer[] = [];
   try {
     const apis = apisByPort();
     const options: NonNullable<ParseArgsConfig["options"]> = {
@@ -63,30 +62,28 @@ export async function main(argv: string[], out: (line: string) => void = console
     if (seed !== undefined && !values.dynamic) throw new Error("--seed only applies with --dynamic");
     const chosen = apis.filter((api) => only === undefined || api.name === only);
     const ports = chosen.map((api) => parsePort(text(`${api.name}-port`), `--${api.name}-port`, api.mockPort));
-    const settled = await Promise.allSettled(
-      chosen.map((api, i) =>
-        startApiServer({
-          api: api.name,
-          host: text("host")!,
-          port: ports[i]!,
-          dynamic: values.dynamic === true,
-          stateful: values.stateful === true,
-          ...(seed !== undefined ? { seed } : {}),
-        }),
-      ),
+    const stack = await startTogether(
+      chosen.map((api, i) => ({
+        name: api.name,
+        start: () =>
+          startApiServer({
+            api: api.name,
+            host: text("host")!,
+            port: ports[i]!,
+            dynamic: values.dynamic === true,
+            stateful: values.stateful === true,
+            ...(seed !== undefined ? { seed } : {}),
+          }),
+      })),
     );
-    servers = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-    if (failed) throw failed.reason;
-    chosen.forEach((api, i) => out(`${api.name.padEnd(12)} ${servers[i]!.url}`));
+    for (const server of stack.servers) out(`${server.name.padEnd(12)} ${server.url}`);
     const stop = () => {
-      void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0));
+      void stack.close().then(() => process.exit(0));
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
     return 0;
   } catch (error) {
-    await Promise.all(servers.map((s) => s.close()));
     console.error(`api-mock: ${(error as Error).message}`);
     if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) console.error(`\n${usage()}`);
     return 2;

@@ -51,15 +51,9 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-/** Starts every registered API (mock or reference implementation) and the docs; if one fails, stops the others. */
-export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const host = options.host ?? "127.0.0.1";
-  const apis = listApis().map((api) => api.name);
-  const starting: Array<Promise<RunningServer>> = [
-    ...apis.map((api) => startApiServer({ api, host, port: options.ports?.[api] ?? getApi(api).mockPort, stateful: options.stateful ?? false })),
-    startDocsServer({ host, port: options.docsPort ?? 4000 }),
-  ];
-  const settled = await Promise.allSettled(starting);
+/** Starts servers side by side; if one fails to start, stops the others and throws its error. */
+export async function startTogether(named: Array<{ name: string; start: () => Promise<RunningServer> }>): Promise<LocalStack> {
+  const settled = await Promise.allSettled(named.map((entry) => entry.start()));
   const running = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   const close = async () => {
     await Promise.allSettled(running.map((s) => s.close()));
@@ -69,6 +63,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await close();
     throw failed.reason;
   }
-  const names = [...apis, "docs"];
-  return { servers: settled.map((s, i) => ({ name: names[i]!, url: (s as PromiseFulfilledResult<RunningServer>).value.url })), close };
+  return { servers: named.map(({ name }, i) => ({ name, url: running[i]!.url })), close };
+}
+
+/** Starts every registered API (mock or reference implementation) and the docs; if one fails, stops the others. */
+export function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const host = options.host ?? "127.0.0.1";
+  return startTogether([
+    ...listApis().map(({ name }) => ({
+      name,
+      start: () => startApiServer({ api: name, host, port: options.ports?.[name] ?? getApi(name).mockPort, stateful: options.stateful ?? false }),
+    })),
+    { name: "docs", start: () => startDocsServer({ host, port: options.docsPort ?? 4000 }) },
+  ]);
 }
