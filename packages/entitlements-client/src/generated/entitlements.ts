@@ -883,7 +883,12 @@ export interface components {
             archived: boolean;
             /** @description Identifier of the base product this one is a variant of; null when it is not a variant. */
             base_variant_id: string | null;
-            billing_controls: components["schemas"]["BillingControls"];
+            /**
+             * @description Plan-level defaults for customers.
+             *     Live service: a product may come without it (its product schema makes it optional, and its
+             *     own documentation shows a preview product without it), so it is not required.
+             */
+            billing_controls?: components["schemas"]["BillingControls"];
             /** @description Creation time, in milliseconds since the Unix epoch. */
             created_at: number;
             /**
