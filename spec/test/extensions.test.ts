@@ -42,7 +42,7 @@ describe("x-rules", () => {
           expect(Object.keys(rule).filter((key) => !ruleMembers[rule.rule]!.includes(key))).toEqual([]);
           expect(rule.description).toMatch(/\S/);
           for (const member of [rule.member, rule.of].filter(Boolean)) {
-            expect(schema.properties?.[member!]?.type, `${name}.${member}`).toBe("number");
+            expect(["number", "integer"], `${name}.${member}`).toContain(schema.properties?.[member!]?.type);
           }
           if (rule.rule === "time-window") expect(["epoch-milliseconds", "date-time"]).toContain(rule.encoding);
           if (rule.rule === "at-most-fraction") expect(rule.fraction).toBeGreaterThan(0);

@@ -173,7 +173,7 @@ describe("keys and tokens never reach the report", () => {
     body.allowed = entitlementsKey;
     body.balances = { [entitlementsKey]: { ...body.balance, remaining: "none" }, [secretCookie]: 1, [otherKey]: 2 };
     const { proxy, report } = await proxyTo(json(200, body));
-    const reply = await postJson(proxy.url, `/v1/balances.check?token=${entitlementsKey}`, { ...check, [entitlementsKey]: 1 }, {
+    const reply = await postJson(proxy.url, `/v1/balances.check?token=${entitlementsKey}`, { ...check, required_balance: entitlementsKey, [entitlementsKey]: 1 }, {
       ...auth,
       cookie: `sid=${secretCookie}`,
       "x-api-key": entitlementsKey,

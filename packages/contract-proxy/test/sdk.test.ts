@@ -62,6 +62,27 @@ for (const [name, upstream] of Object.entries(upstreams)) {
       expect(stack.entitlements.violations).toEqual([]);
     });
 
+    it("autumn-js: every option its types offer for check, track and finalize, a negative required balance included, breaks no rule", async () => {
+      const autumn = new Autumn({ secretKey: upstream.keys.entitlements, serverURL: stack.entitlements.url, xApiVersion: "2.4.0" });
+      const before = stack.entitlements.counts.exchanges;
+      const base = { customerId: upstream.customer, featureId: "messages" };
+      const expiresAt = Date.now() + 60_000;
+      await autumn.check({ ...base, entityId: "seat_ada", requiredBalance: 2, properties: { model: "m", nested: { depth: [1, "two"] } }, withPreview: true });
+      await autumn.check({ ...base, requiredBalance: 0.5, sendEvent: true, properties: { run: 1 } });
+      await autumn.check({ ...base, requiredBalance: -1 });
+      await autumn.check({ ...base, requiredBalance: 2, lock: { lockId: "sdk-lock-a", enabled: true, expiresAt, overageBehavior: "cap" } });
+      await autumn.check({ ...base, requiredBalance: 1, lock: { lockId: "sdk-lock-b", enabled: true, overageBehavior: "overflow" } });
+      await autumn.track({ ...base, entityId: "seat_ada", value: 2.5, properties: { model: "m" }, timestamp: Date.now() - 60_000, overageBehavior: "cap", async: false });
+      await autumn.track({ customerId: upstream.customer, eventName: "message.sent", value: -1, overageBehavior: "overflow" });
+      await autumn.track({ ...base, async: true });
+      await autumn.track({ ...base, value: 1, lock: { lockId: "sdk-lock-c", enabled: true, expiresAt } });
+      await autumn.balances.finalize({ lockId: "sdk-lock-a", action: "confirm", overrideValue: 1.5, properties: { cost: 1.5 } });
+      await autumn.balances.finalize({ lockId: "sdk-lock-b", action: "release" });
+      await autumn.balances.finalize({ lockId: "sdk-lock-c", action: "confirm", overrideValue: -1 });
+      expect(stack.entitlements.violations).toEqual([]);
+      expect(stack.entitlements.counts.exchanges - before).toBe(12);
+    });
+
     it("the generated clients: every answer carries x-contract-violations: 0", async () => {
       const entitlements = createEntitlementsClient({ apiKey: upstream.keys.entitlements, baseUrl: stack.entitlements.url });
       const check = await entitlements.POST("/v1/balances.check", { body: { customer_id: upstream.customer, feature_id: "messages" } });

@@ -168,6 +168,19 @@ describe("request validation", () => {
     expect(isEntError(reply.json)).toBe(true);
   });
 
+  it("entitlements: what the live service accepts is answered 200 (customer_data, entity_data, an ignored member, a negative required_balance), and what it refuses is 400 (a fractional track timestamp)", async () => {
+    const accepted = [
+      { ...check, customer_data: { name: "Ada", email: "ada@example.com" }, entity_id: "seat_1", entity_data: { feature_id: "seats" } },
+      { ...check, source: "web" },
+      { ...check, required_balance: -5 },
+    ];
+    for (const body of accepted) expect((await post(ent.url, "/v1/balances.check", body, autumnKey)).status, JSON.stringify(body)).toBe(200);
+    const refused = await post(ent.url, "/v1/balances.track", { ...check, timestamp: 1700000000000.5 }, autumnKey);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ code: "invalid_inputs" });
+    expect(refused.json.message).toContain("timestamp");
+  });
+
   it("entitlements: malformed JSON and non-JSON content types are 400 invalid_inputs", async () => {
     for (const [type, body] of [
       ["application/json", "{"],

@@ -200,6 +200,13 @@ describe("entitlements reference server", () => {
     expect(body).toMatchObject({ event_name: "message.sent", balances: { messages: { remaining: before - 3 } } });
   });
 
+  it("track: an empty feature_id beside an event name counts as absent, as live", async () => {
+    const before = await remaining();
+    const { status, body } = await api.post("/v1/balances.track", { customer_id: ids.customer_id, feature_id: "", event_name: "message.sent", value: 2 });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ event_name: "message.sent", balances: { messages: { remaining: before - 2 } } });
+  });
+
   it("track: both or neither of feature_id and event_name is 400 invalid_inputs naming them", async () => {
     const both = await api.post("/v1/balances.track", { customer_id: ids.customer_id, feature_id: "messages", event_name: "message.sent" });
     expect(both).toMatchObject({ status: 400, body: { code: "invalid_inputs" } });
@@ -252,8 +259,8 @@ describe("entitlements reference server", () => {
     expect(missing.body.message).toContain("feature_id");
     const wrongType = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", required_balance: "five" });
     expect(wrongType.body.message).toContain("required_balance");
-    const unknown = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", surprise: 1 });
-    expect(unknown.body.message).toContain("surprise");
+    const nested = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", customer_data: { email: "not an address" } });
+    expect(nested.body.message).toContain("customer_data.email");
     const lock = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "messages", lock: { lock_id: "x", enabled: false } });
     expect(lock.body.message).toContain("lock.enabled");
   });

@@ -386,7 +386,8 @@ export interface components {
          *     allowed (no hold is placed when access is denied). The hold ends when it is finalized with
          *     `POST /v1/balances.finalize` (`confirm` or `release`) or when `expires_at` passes, at which point
          *     the held units are released automatically. Only consumable features can be locked; a lock on a
-         *     non-consumable feature is `400 invalid_inputs`. Unknown members are rejected.
+         *     non-consumable feature is `400 invalid_inputs`. Members the service does not declare are
+         *     ignored.
          */
         CheckLock: {
             /**
@@ -402,14 +403,19 @@ export interface components {
              */
             expires_at?: number;
             /**
+             * @description Beyond the seed: a member the service declares for its own use and replaces with a value it
+             *     computes from `lock_id`. Accepted as a string; clients have no reason to send it.
+             */
+            hashed_key?: string;
+            /**
              * @description Your identifier for the hold, at most 256 characters; pass the same value to finalize.
              *     Reusing the id of a hold that is still live is `409 lock_already_exists`.
              * @example lock_msg_7f3a9c
              */
             lock_id: string;
             /**
-             * @description What happens when the held amount is larger than the remaining balance: `cap` limits the
-             *     amount to what remains, `overflow` lets the balance go past it.
+             * @description Beyond the seed: what happens when the held amount is larger than the remaining balance:
+             *     `cap` limits the amount to what remains, `overflow` lets the balance go past it.
              * @enum {string}
              */
             overage_behavior?: "cap" | "overflow";
@@ -417,15 +423,27 @@ export interface components {
         /**
          * CheckRequest
          * @description Body of a check: which customer, which feature, how much balance is needed, and what else the
-         *     check should do (record usage, place a lock, return paywall data). Unknown members are
-         *     rejected.
+         *     check should do (record usage, place a lock, return paywall data). Members the service does not
+         *     declare are ignored, as the live service ignores them; the members it declares are judged by
+         *     their types.
          */
         CheckRequest: {
             /**
-             * @description Your identifier of the customer whose access is checked.
+             * @description Beyond the seed: details of the customer, for the service to create it when it does not know
+             *     `customer_id` yet.
+             */
+            customer_data?: components["schemas"]["CustomerData"];
+            /**
+             * @description Your identifier of the customer whose access is checked. The body does not refuse an empty
+             *     string; an identifier the server does not know is `404 customer_not_found`.
              * @example cus_2w5dzidzFD1cESxOGnn9frVuVcm
              */
             customer_id: string;
+            /**
+             * @description Beyond the seed: details of the entity named by `entity_id`, for the service to create it
+             *     when it does not know it yet.
+             */
+            entity_data?: components["schemas"]["EntityData"];
             /**
              * @description Identifier of an entity of the customer (for example a seat). When given, the check uses that
              *     entity's balances instead of the customer-wide ones (entity-scoped limits such as
@@ -440,6 +458,12 @@ export interface components {
             feature_id: string;
             lock?: components["schemas"]["CheckLock"];
             /**
+             * @description Beyond the seed: the service's legacy product check names a product here instead of a
+             *     feature. This contract describes feature checks only, and the service refuses a check that
+             *     names both, so only an empty string (which the service reads as absent) is accepted.
+             */
+            product_id?: string;
+            /**
              * @description Free-form key/value data attached to the usage event recorded when `send_event` is true
              *     (for example a model name or request id). Ignored otherwise.
              */
@@ -449,17 +473,30 @@ export interface components {
             /**
              * @description Amount of the feature the caller needs, in the feature's own units (messages, calls,
              *     credits...). Access is denied when the remaining balance is below it. It is also the amount
-             *     recorded when `send_event` is true and the amount held when `lock` is given, so it is never
-             *     negative. Ignored for boolean features.
+             *     recorded when `send_event` is true and the amount held when `lock` is given. A negative
+             *     amount is accepted: it never denies access to a customer who has a balance of the feature,
+             *     and with `send_event` it gives that many units back (as a negative track `value` does).
+             *     Ignored for boolean features.
              * @default 1
              */
             required_balance?: number;
+            /**
+             * @deprecated
+             * @description Beyond the seed: the earlier name of `required_balance`, still accepted by the service and
+             *     used only when `required_balance` is absent. Send `required_balance` instead.
+             */
+            required_quantity?: number;
             /**
              * @description When true, the check also records one usage event of amount `required_balance`, atomically
              *     with the decision. Usage is deducted only when access is allowed. Not allowed on boolean
              *     features (`400 invalid_inputs`).
              */
             send_event?: boolean;
+            /**
+             * @description Beyond the seed: a flag the service declares for its own use (draw the balance without
+             *     storing a usage event). Accepted as a boolean; clients have no reason to send it.
+             */
+            skip_event?: boolean;
             /**
              * @description When true and access is denied, the response includes `preview` with paywall data
              *     (reason and products that would grant access). Has no effect when access is allowed.
@@ -520,6 +557,87 @@ export interface components {
             credit_cost: number;
             /** @description Identifier of the metered feature that spends credits. */
             metered_feature_id: string;
+        };
+        /**
+         * CustomerConfig
+         * @description Settings of a new customer's billing. Members the service does not declare are ignored.
+         */
+        CustomerConfig: {
+            /** @description Whether usage beyond the grant stays unbilled for this customer (tracking and resets go on as usual). */
+            disable_overage_billing?: boolean;
+            /** @description Whether the customer's entities do without a balance shared at the customer level. */
+            disable_pooled_balance?: boolean;
+        };
+        /**
+         * CustomerData
+         * @description Details of the customer, used by the service when the check or track names a
+         *     customer it does not know yet and creates it. Members the service does not declare are
+         *     ignored. `billing_controls` is judged by the service's customer billing-control rules, which
+         *     this contract does not restate (see COMPATIBILITY.md).
+         */
+        CustomerData: {
+            /** @description Identifier of a free plan to enable for the new customer. */
+            auto_enable_plan_id?: string;
+            /** @description Customer-level billing controls (automatic top-ups, spend and usage limits, alerts), judged by the service's own rules. */
+            billing_controls?: Record<string, never>;
+            config?: components["schemas"]["CustomerConfig"];
+            /** @description Whether the service also creates the customer in Stripe. */
+            create_in_stripe?: boolean;
+            /**
+             * @description Three-letter code of the currency to bill the customer in, in either case (for example
+             *     `usd`). The service accepts only the currencies Stripe can charge in, a list this contract
+             *     does not repeat.
+             * @example usd
+             */
+            currency?: string | null;
+            /**
+             * @description The customer's e-mail address: 1 to 64 characters before the `@` and 1 to 255 after it,
+             *     none of them white space or `@` (nor `"` before it), as the service checks it.
+             * @example ada@example.com
+             */
+            email?: string | null;
+            /** @description A stable identifier of the customer's device or account, used to spot duplicate customers (for example to limit free trials). */
+            fingerprint?: string | null;
+            internal_options?: components["schemas"]["CustomerInternalOptions"];
+            /** @description Free-form key/value data stored with the customer. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The customer's name. */
+            name?: string | null;
+            /** @description Links to payment processors other than Stripe; the service declares it for its own use. */
+            processors?: Record<string, never> | null;
+            /** @description Whether the customer gets e-mailed receipts. */
+            send_email_receipts?: boolean;
+            /** @description The customer's existing Stripe customer id, if there is one. */
+            stripe_id?: string | null;
+        };
+        /**
+         * CustomerInternalOptions
+         * @description Options the service declares for its own use when it creates a customer. Members it does not
+         *     declare are ignored.
+         */
+        CustomerInternalOptions: {
+            /** @description The product group whose default products the new customer gets. */
+            default_group?: string;
+            /** @description Whether the new customer gets no default products. */
+            disable_defaults?: boolean;
+        };
+        /**
+         * EntityData
+         * @description Details of the entity named by `entity_id`, used by the service when it does
+         *     not know the entity yet and creates it. Members the service does not declare are ignored.
+         */
+        EntityData: {
+            /** @description Entity-level billing controls, judged by the service's own rules. */
+            billing_controls?: Record<string, never>;
+            /**
+             * @description The feature the entity belongs to (for example a seats feature).
+             * @example seats
+             */
+            feature_id: string;
+            /** @description The entity's display name. */
+            name?: string;
         };
         /**
          * Error
@@ -630,7 +748,7 @@ export interface components {
         /**
          * FinalizeRequest
          * @description Body of a finalize call: which hold to end and how. `override_value` may only be sent with
-         *     `action: confirm`. Unknown members are rejected.
+         *     `action: confirm`. Members the service does not declare are ignored.
          */
         FinalizeRequest: {
             /**
@@ -639,14 +757,15 @@ export interface components {
              */
             action: "confirm" | "release";
             /**
-             * @description The `lock_id` given when the hold was placed by a check.
+             * @description The `lock_id` given when the hold was placed by a check. The body takes any string; an id
+             *     with no live hold is `400 invalid_request`.
              * @example lock_msg_7f3a9c
              */
             lock_id: string;
             /**
              * @description With `confirm`, the amount to commit instead of the held amount, in feature units (for
-             *     example the real cost once known); never negative. Not allowed with `release`
-             *     (`400 invalid_inputs`).
+             *     example the real cost once known). A negative amount is accepted and gives that many units
+             *     back. Not allowed with `release` (`400 invalid_inputs`).
              */
             override_value?: number;
             /** @description Free-form key/value data stored with the usage event that a confirm records. */
@@ -764,7 +883,12 @@ export interface components {
             archived: boolean;
             /** @description Identifier of the base product this one is a variant of; null when it is not a variant. */
             base_variant_id: string | null;
-            billing_controls: components["schemas"]["BillingControls"];
+            /**
+             * @description Plan-level defaults for customers.
+             *     Live service: a product may come without it (its product schema makes it optional, and its
+             *     own documentation shows a preview product without it), so it is not required.
+             */
+            billing_controls?: components["schemas"]["BillingControls"];
             /** @description Creation time, in milliseconds since the Unix epoch. */
             created_at: number;
             /**
@@ -957,7 +1081,7 @@ export interface components {
         /**
          * TrackLock
          * @description Holds the tracked value under `lock_id` instead of committing it at once; confirm or release the
-         *     hold later with `POST /v1/balances.finalize`. Unknown members are rejected.
+         *     hold later with `POST /v1/balances.finalize`. Members the service does not declare are ignored.
          */
         TrackLock: {
             /**
@@ -967,25 +1091,42 @@ export interface components {
             enabled: true;
             /** @description When the hold is released automatically if not finalized, in milliseconds since the Unix epoch. */
             expires_at?: number;
+            /**
+             * @description Beyond the seed: a member the service declares for its own use. Accepted as a string;
+             *     clients have no reason to send it.
+             */
+            hashed_key?: string;
             /** @description Your identifier for the hold, at most 256 characters; pass the same value to finalize. */
             lock_id: string;
         };
         /**
          * TrackRequest
-         * @description Body of a track call. Name the usage with exactly one of `feature_id` or `event_name`; sending
-         *     both or neither is `400 invalid_inputs`. Unknown members are rejected.
+         * @description Body of a track call. Name the usage with exactly one of a non-empty `feature_id` or
+         *     `event_name`; sending both or neither is `400 invalid_inputs` (an empty `feature_id` counts as
+         *     absent). Members the service does not declare are ignored.
          */
         TrackRequest: {
             /**
-             * @description When true, asks the service to queue the usage and answer without waiting for it to be
-             *     applied.
+             * @description Beyond the seed: when true, asks the service to queue the usage and answer without waiting
+             *     for it to be applied.
              */
             async?: boolean;
             /**
-             * @description Your identifier of the customer whose usage is recorded.
+             * @description Beyond the seed: details of the customer, for the service to create it when it does not know
+             *     `customer_id` yet.
+             */
+            customer_data?: components["schemas"]["CustomerData"];
+            /**
+             * @description Your identifier of the customer whose usage is recorded. The body does not refuse an empty
+             *     string; an identifier the server does not know is `404 customer_not_found`.
              * @example cus_2w5dzidzFD1cESxOGnn9frVuVcm
              */
             customer_id: string;
+            /**
+             * @description Beyond the seed: details of the entity named by `entity_id`, for the service to create it
+             *     when it does not know it yet.
+             */
+            entity_data?: components["schemas"]["EntityData"];
             /**
              * @description Entity of the customer (for example a seat) whose balances are drawn down instead of the customer-wide ones.
              * @example seat_42
@@ -1002,12 +1143,17 @@ export interface components {
              * @example messages
              */
             feature_id?: string;
-            /** @description Your unique key for this usage; a later request with the same key is rejected with `409 duplicate_idempotency_key` and records nothing. */
+            /**
+             * @description Your unique key for this usage; a later request with the same key is rejected with
+             *     `409 duplicate_idempotency_key` and records nothing. Any length is accepted (the service
+             *     remembers a digest of the key); an empty key counts as no key.
+             */
             idempotency_key?: string;
+            /** @description Beyond the seed: holds the value under a lock id instead of committing it at once. */
             lock?: components["schemas"]["TrackLock"];
             /**
-             * @description What happens when the value is larger than the remaining balance: `cap` deducts at most
-             *     what remains, `overflow` lets the balance go past it.
+             * @description Beyond the seed: what happens when the value is larger than the remaining balance: `cap`
+             *     deducts at most what remains, `overflow` lets the balance go past it.
              * @enum {string}
              */
             overage_behavior?: "cap" | "overflow";
@@ -1015,14 +1161,28 @@ export interface components {
             properties?: {
                 [key: string]: unknown;
             };
-            /** @description When the usage happened, in milliseconds since the Unix epoch; must not be in the future. Defaults to the time the request is received. */
+            /**
+             * @description Beyond the seed: a flag the service declares for its own use (draw the balance without
+             *     storing a usage event). Accepted as a boolean; clients have no reason to send it.
+             */
+            skip_event?: boolean;
+            /**
+             * @description When the usage happened, in whole milliseconds since the Unix epoch: a positive integer that
+             *     must not be in the future. Defaults to the time the request is received.
+             */
             timestamp?: number;
             /**
              * @description Amount used, in the feature's units. Negative values add balance back (for example to refund usage).
              * @default 1
              */
             value?: number;
-        } & (unknown | unknown);
+        } & ({
+            /** @description A feature id that names the usage. */
+            feature_id: unknown;
+        } | {
+            /** @description An empty feature id, which counts as absent. */
+            feature_id?: unknown;
+        });
         /**
          * TrackResponse
          * @description The usage that was recorded and the balance after it. The same shape is used for `200`
@@ -1287,6 +1447,10 @@ export type CheckLock = components['schemas']['CheckLock'];
 export type CheckRequest = components['schemas']['CheckRequest'];
 export type CheckResponse = components['schemas']['CheckResponse'];
 export type CreditSchemaItem = components['schemas']['CreditSchemaItem'];
+export type CustomerConfig = components['schemas']['CustomerConfig'];
+export type CustomerData = components['schemas']['CustomerData'];
+export type CustomerInternalOptions = components['schemas']['CustomerInternalOptions'];
+export type EntityData = components['schemas']['EntityData'];
 export type Error = components['schemas']['Error'];
 export type Feature = components['schemas']['Feature'];
 export type FeatureDisplay = components['schemas']['FeatureDisplay'];

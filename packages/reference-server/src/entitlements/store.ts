@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { components } from "@api-contracts/entitlements-client";
 import type { Feature, Product, World, WorldCustomer } from "../fixtures.js";
 import { ExpiringKeys, type StateLimits } from "../state.js";
@@ -123,12 +124,6 @@ class ExpiryQueue {
   }
 }
 
-/** Refuses an amount that is not finite, or negative where it must not be. */
-function checkAmount(name: string, value: number, mayBeNegative: boolean): void {
-  if (!Number.isFinite(value)) throw new EntitlementsError(400, "invalid_inputs", `${name} must be a finite number`);
-  if (!mayBeNegative && value < 0) throw new EntitlementsError(400, "invalid_inputs", `${name} must not be negative`);
-}
-
 /**
  * A sum of amounts, kept between 0 and the largest double. The contract sets no upper bound on an
  * amount, so a huge one is accepted; a total that would overflow to Infinity (sent as `null`)
@@ -160,6 +155,14 @@ function unhold(account: Account, lockId: string): void {
 /** The units live holds take from a balance: their sum, never below zero nor past the largest double. */
 function heldNow(account: Account): number {
   return saturatedSum(account.heldTotal);
+}
+
+/**
+ * What the store remembers of an idempotency key: a fixed-size digest of the customer and the key,
+ * as the live service keeps a digest, so a key of any length costs the same few bytes.
+ */
+function rememberedKey(customerId: string, key: string): string {
+  return createHash("sha256").update(customerId).update("\u0000").update(key).digest("base64url");
 }
 
 export interface CheckOptions {
@@ -356,8 +359,9 @@ export class EntitlementsStore {
   check(req: CheckRequest, options: CheckOptions): CheckResponse {
     const feature = this.feature(req.feature_id);
     const holder = this.holder(req.customer_id, req.entity_id);
-    const required = req.required_balance ?? 1;
-    checkAmount("required_balance", required, false);
+    // The contract's validator has judged every amount before the store sees it (finite, any
+    // sign); a negative one never denies a customer who has a balance, as live.
+    const required = req.required_balance ?? req.required_quantity ?? 1;
     if (req.send_event && feature.type === "boolean") {
       throw new EntitlementsError(400, "invalid_inputs", `send_event cannot be used with boolean feature ${feature.id}: it has no balance to deduct`);
     }
@@ -431,8 +435,8 @@ export class EntitlementsStore {
     if (req.action === "release" && req.override_value !== undefined && req.override_value !== null) {
       throw new EntitlementsError(400, "invalid_inputs", "override_value can only be used with action confirm");
     }
+    // A negative override commits a credit, as live.
     const override = req.override_value ?? null;
-    if (override !== null) checkAmount("override_value", override, false);
     this.endLock(lock);
     if (req.action === "confirm") {
       for (const part of lock.parts) part.account.usage = saturatedSum(part.account.usage, override ?? part.amount);
@@ -442,7 +446,8 @@ export class EntitlementsStore {
   /** Records usage by feature id or by event name (every feature listening to the event). */
   track(req: TrackRequest): TrackResponse {
     const holder = this.holder(req.customer_id, req.entity_id);
-    const featureId = req.feature_id ?? undefined;
+    // An empty feature id counts as absent, as live.
+    const featureId = req.feature_id || undefined;
     const eventName = req.event_name ?? undefined;
     if ((featureId === undefined) === (eventName === undefined)) {
       throw new EntitlementsError(400, "invalid_inputs", "Exactly one of feature_id or event_name is required");
@@ -452,13 +457,12 @@ export class EntitlementsStore {
     // A track's lock is bounded by nothing the contract states: it holds what the balances it
     // draws on can hold, and nothing on a feature without one.
     if (req.lock) this.rejectLiveLock(req.lock.lock_id);
-    const idempotencyKey = req.idempotency_key === undefined || req.idempotency_key === null ? null : `${req.customer_id}\u0000${req.idempotency_key}`;
+    const idempotencyKey = req.idempotency_key ? rememberedKey(req.customer_id, req.idempotency_key) : null;
     if (idempotencyKey !== null && this.idempotencyKeys.has(idempotencyKey)) {
       throw new EntitlementsError(409, "duplicate_idempotency_key", `Idempotency key ${req.idempotency_key} was already used`);
     }
+    // A negative value is a refund.
     const requested = req.value ?? 1;
-    // A negative value is a refund; its size is bounded like any other amount.
-    checkAmount("value", requested, true);
     // Every amount is decided and checked before anything changes, so a refusal leaves no trace.
     const draws: Array<{ feature: Feature; account: Account | undefined; amount: number }> = features.map((feature) => {
       // A boolean feature has no balance: its usage event is recorded with nothing to draw.

@@ -66,6 +66,9 @@ export async function startFaultProxy(target: string, fault: Fault): Promise<Fau
       res.end(`fault proxy: ${(error as Error).message}`);
     }
   });
+  // The kit keeps connections open between checks, which may pause for seconds while they reduce a
+  // failure: a connection closed by the proxy meanwhile would be reset under the next request.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
