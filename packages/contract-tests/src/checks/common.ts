@@ -37,6 +37,28 @@ export function statusCheck(operation: string, name: string, level: Level, statu
   };
 }
 
+/**
+ * An id the server cannot know gives 404 with the documented body; at behaviour level the body
+ * must also name the problem as the contract documents it (`member` equal to `value`).
+ */
+export function notFoundCheck(operation: string, name: string, what: string, options: Options, documented: { member: string; value: string }): Check {
+  return {
+    operation,
+    name,
+    level: "schema",
+    what: `${what} gives 404 with the documented body (${documented.member} ${JSON.stringify(documented.value)} at behavior level)`,
+    async run(ctx) {
+      const call = await options(ctx);
+      const result = await ctx.caller.call(operation, { ...call, headers: { ...call.headers, ...preferStatus(404) } });
+      const outcome = expectAnswer(result, 404);
+      if (!outcome.ok || ctx.level !== "behavior") return outcome;
+      const body = requireAnswer(result, 404, what);
+      const said = body[documented.member];
+      return said === documented.value ? outcome : fail(`expected ${documented.member} ${JSON.stringify(documented.value)}, got ${JSON.stringify(said)}`);
+    },
+  };
+}
+
 /** 401 with the documented body without credentials and with a foreign scheme; with an unknown key at behaviour level. */
 export function authChecks(operation: string, options: Options): Check[] {
   const withAuth = (auth: CallOptions["auth"]): Options => async (ctx) => ({ ...(await options(ctx)), auth });

@@ -6,8 +6,7 @@ import {
   badParameterCheck,
   invalidBodyChecks,
   malformedJsonCheck,
-  preferStatus,
-  statusCheck,
+  notFoundCheck,
   successCheck,
 } from "./common.js";
 import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type Outcome } from "./types.js";
@@ -74,10 +73,22 @@ export function entitlementsChecks(contract: Contract): Check[] {
       ...invalidBodyChecks(contract, operation, valid, "unknown_member"),
       malformedJsonCheck(operation),
       ...badParameterCheck(contract, operation, "header", "x-api-version", "not-a-version", { base: (ctx) => ({ body: valid(ctx) }), code: "invalid_api_version" }),
-      statusCheck(operation, "unknown-customer", "schema", 404, "a customer id the server does not know gives 404 with the documented body", (ctx) => ({
-        body: { ...valid(ctx), customer_id: ctx.fixtures?.entitlements?.unknown_customer_id ?? `cus_unknown_${randomUUID()}` },
-        headers: preferStatus(404),
-      })),
+      notFoundCheck(
+        operation,
+        "unknown-customer",
+        "a customer id the server does not know",
+        (ctx) => ({ body: { ...valid(ctx), customer_id: ctx.fixtures?.entitlements?.unknown_customer_id ?? `cus_unknown_${randomUUID()}` } }),
+        { member: "code", value: "customer_not_found" },
+      ),
+      // Ids no server can know: made afresh for every run.
+      notFoundCheck(operation, "unknown-feature", "a feature id the server does not know", (ctx) => ({ body: { ...valid(ctx), feature_id: `feature_unknown_${randomUUID()}` } }), {
+        member: "code",
+        value: "feature_not_found",
+      }),
+      notFoundCheck(operation, "unknown-entity", "an entity id the customer does not have", (ctx) => ({ body: { ...valid(ctx), entity_id: `entity_unknown_${randomUUID()}` } }), {
+        member: "code",
+        value: "entity_not_found",
+      }),
     );
   }
 

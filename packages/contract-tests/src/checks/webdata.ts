@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Contract } from "../judge.js";
 import type { WebdataFixtures } from "../fixtures.js";
-import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, preferStatus, statusCheck, successCheck } from "./common.js";
+import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, notFoundCheck, statusCheck, successCheck } from "./common.js";
 import { fail, pass, requireAnswer, type Check, type CheckContext } from "./types.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
@@ -12,6 +12,8 @@ const PLACEHOLDER: WebdataFixtures = {
 
 /** The seed's answer for cancelling a crawl that does not exist. */
 const CRAWL_NOT_FOUND = "Crawl job not found.";
+/** The facts' answer for reading a monitor that does not exist. */
+const MONITOR_NOT_FOUND = "Monitor not found";
 
 export function webdataIds(ctx: Pick<CheckContext, "fixtures"> | undefined): WebdataFixtures {
   return ctx?.fixtures?.webdata ?? PLACEHOLDER;
@@ -73,20 +75,7 @@ export function webdataChecks(contract: Contract): Check[] {
       },
       ...authChecks("cancelCrawl", () => ({ path: { id: randomUUID() } })),
       ...wrongFormatIdCheck(contract, "cancelCrawl", "id"),
-      {
-        operation: "cancelCrawl",
-        name: "unknown-id",
-        level: "schema",
-        what: `cancelling a crawl id the server does not know gives 404 ("${CRAWL_NOT_FOUND}" at behavior level)`,
-        async run(ctx) {
-          const result = await ctx.caller.call("cancelCrawl", { path: { id: randomUUID() }, headers: preferStatus(404) });
-          const body = requireAnswer(result, 404, "cancel of an unknown crawl");
-          if (ctx.level === "behavior" && body.error !== CRAWL_NOT_FOUND) {
-            return fail(`expected error "${CRAWL_NOT_FOUND}", got ${JSON.stringify(body.error)}`);
-          }
-          return pass(result.verdict.reason);
-        },
-      },
+      notFoundCheck("cancelCrawl", "unknown-id", "cancelling a crawl id the server does not know", () => ({ path: { id: randomUUID() } }), { member: "error", value: CRAWL_NOT_FOUND }),
     );
   }
 
@@ -132,10 +121,7 @@ export function webdataChecks(contract: Contract): Check[] {
       },
       ...authChecks("getMonitor", (ctx) => ({ path: { monitorId: webdataIds(ctx).monitor_id } })),
       ...wrongFormatIdCheck(contract, "getMonitor", "monitorId"),
-      statusCheck("getMonitor", "unknown-id", "schema", 404, "a monitor id the server does not know gives 404 with the documented body", () => ({
-        path: { monitorId: randomUUID() },
-        headers: preferStatus(404),
-      })),
+      notFoundCheck("getMonitor", "unknown-id", "a monitor id the server does not know", () => ({ path: { monitorId: randomUUID() } }), { member: "error", value: MONITOR_NOT_FOUND }),
     );
   }
 
