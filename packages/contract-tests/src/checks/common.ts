@@ -38,23 +38,24 @@ export function statusCheck(operation: string, name: string, level: Level, statu
 }
 
 /**
- * An id the server cannot know gives 404 with the documented body; at behaviour level the body
- * must also name the problem as the contract documents it (`member` equal to `value`).
+ * An id the server cannot know gives 404 with the documented body; at behaviour level the body must
+ * also name the problem as documented (`member` equal to `value`).
  */
-export function notFoundCheck(operation: string, name: string, what: string, options: Options, documented: { member: string; value: string }): Check {
+export function unknownIdCheck(operation: string, name: string, what: string, options: Options, documented: { member: string; value: string }): Check {
+  const { member, value } = documented;
+  const status = 404;
   return {
     operation,
     name,
     level: "schema",
-    what: `${what} gives 404 with the documented body (${documented.member} ${JSON.stringify(documented.value)} at behavior level)`,
+    what: `${what} gives ${status} with the documented body (${member} ${JSON.stringify(value)} at behavior level)`,
     async run(ctx) {
       const call = await options(ctx);
-      const result = await ctx.caller.call(operation, { ...call, headers: { ...call.headers, ...preferStatus(404) } });
-      const outcome = expectAnswer(result, 404);
+      const result = await ctx.caller.call(operation, { ...call, headers: { ...call.headers, ...preferStatus(status) } });
+      const outcome = expectAnswer(result, status);
       if (!outcome.ok || ctx.level !== "behavior") return outcome;
-      const body = requireAnswer(result, 404, what);
-      const said = body[documented.member];
-      return said === documented.value ? outcome : fail(`expected ${documented.member} ${JSON.stringify(documented.value)}, got ${JSON.stringify(said)}`);
+      const said = requireAnswer(result, status, what)[member];
+      return said === value ? outcome : fail(`expected ${member} ${JSON.stringify(value)}, got ${JSON.stringify(said)}`);
     },
   };
 }

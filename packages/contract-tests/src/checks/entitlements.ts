@@ -6,7 +6,7 @@ import {
   badParameterCheck,
   invalidBodyChecks,
   malformedJsonCheck,
-  notFoundCheck,
+  unknownIdCheck,
   successCheck,
 } from "./common.js";
 import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type Outcome } from "./types.js";
@@ -73,7 +73,7 @@ export function entitlementsChecks(contract: Contract): Check[] {
       ...invalidBodyChecks(contract, operation, valid, "unknown_member"),
       malformedJsonCheck(operation),
       ...badParameterCheck(contract, operation, "header", "x-api-version", "not-a-version", { base: (ctx) => ({ body: valid(ctx) }), code: "invalid_api_version" }),
-      notFoundCheck(
+      unknownIdCheck(
         operation,
         "unknown-customer",
         "a customer id the server does not know",
@@ -81,14 +81,8 @@ export function entitlementsChecks(contract: Contract): Check[] {
         { member: "code", value: "customer_not_found" },
       ),
       // Ids no server can know: made afresh for every run.
-      notFoundCheck(operation, "unknown-feature", "a feature id the server does not know", (ctx) => ({ body: { ...valid(ctx), feature_id: `feature_unknown_${randomUUID()}` } }), {
-        member: "code",
-        value: "feature_not_found",
-      }),
-      notFoundCheck(operation, "unknown-entity", "an entity id the customer does not have", (ctx) => ({ body: { ...valid(ctx), entity_id: `entity_unknown_${randomUUID()}` } }), {
-        member: "code",
-        value: "entity_not_found",
-      }),
+      unknownIdCheck(operation, "unknown-feature", "a feature id the server does not know", (ctx) => ({ body: { ...valid(ctx), feature_id: `feature_unknown_${randomUUID()}` } }), { member: "code", value: "feature_not_found" }),
+      unknownIdCheck(operation, "unknown-entity", "an entity id the customer does not have", (ctx) => ({ body: { ...valid(ctx), entity_id: `entity_unknown_${randomUUID()}` } }), { member: "code", value: "entity_not_found" }),
     );
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Contract } from "../judge.js";
 import type { WebdataFixtures } from "../fixtures.js";
-import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, notFoundCheck, statusCheck, successCheck } from "./common.js";
+import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, preferStatus, statusCheck, unknownIdCheck, successCheck } from "./common.js";
 import { fail, pass, requireAnswer, type Check, type CheckContext } from "./types.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
@@ -12,8 +12,6 @@ const PLACEHOLDER: WebdataFixtures = {
 
 /** The seed's answer for cancelling a crawl that does not exist. */
 const CRAWL_NOT_FOUND = "Crawl job not found.";
-/** The facts' answer for reading a monitor that does not exist. */
-const MONITOR_NOT_FOUND = "Monitor not found";
 
 export function webdataIds(ctx: Pick<CheckContext, "fixtures"> | undefined): WebdataFixtures {
   return ctx?.fixtures?.webdata ?? PLACEHOLDER;
@@ -75,7 +73,7 @@ export function webdataChecks(contract: Contract): Check[] {
       },
       ...authChecks("cancelCrawl", () => ({ path: { id: randomUUID() } })),
       ...wrongFormatIdCheck(contract, "cancelCrawl", "id"),
-      notFoundCheck("cancelCrawl", "unknown-id", "cancelling a crawl id the server does not know", () => ({ path: { id: randomUUID() } }), { member: "error", value: CRAWL_NOT_FOUND }),
+      unknownIdCheck("cancelCrawl", "unknown-id", "cancelling a crawl id the server does not know", () => ({ path: { id: randomUUID() } }), { member: "error", value: CRAWL_NOT_FOUND }),
     );
   }
 
@@ -121,7 +119,10 @@ export function webdataChecks(contract: Contract): Check[] {
       },
       ...authChecks("getMonitor", (ctx) => ({ path: { monitorId: webdataIds(ctx).monitor_id } })),
       ...wrongFormatIdCheck(contract, "getMonitor", "monitorId"),
-      notFoundCheck("getMonitor", "unknown-id", "a monitor id the server does not know", () => ({ path: { monitorId: randomUUID() } }), { member: "error", value: MONITOR_NOT_FOUND }),
+      statusCheck("getMonitor", "unknown-id", "schema", 404, "a monitor id the server does not know gives 404 with the documented body", () => ({
+        path: { monitorId: randomUUID() },
+        headers: preferStatus(404),
+      })),
     );
   }
 

@@ -71,6 +71,23 @@ const cases: FaultCase[] = [
   },
   {
     service: "entitlements",
+    fault: "an unknown feature answers 500 on check and track",
+    inject: {
+      response: (_req, res) =>
+        void (res.status === 404 && jsonOf(res.body).code === "feature_not_found" && ((res.status = 500), (res.body = JSON.stringify({ message: "Internal error", code: "internal_error" })))),
+    },
+    expected: names("entitlements", /\/unknown-feature$/),
+    why: /expected 404, got 500/,
+  },
+  {
+    service: "entitlements",
+    fault: "behaviour: an unknown entity is worded as an unknown customer",
+    inject: { response: (_req, res) => void (res.status === 404 && jsonOf(res.body).code === "entity_not_found" && editJson(res, (b) => ({ ...b, code: "customer_not_found" }))) },
+    expected: names("entitlements", /\/unknown-entity$/),
+    why: /expected code "entity_not_found", got "customer_not_found"/,
+  },
+  {
+    service: "entitlements",
     fault: "behaviour: a denied check with send_event still deducts",
     inject: {
       async response(req, res, upstream) {

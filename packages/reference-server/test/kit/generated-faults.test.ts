@@ -79,11 +79,11 @@ const faults: GeneratedFault[] = [
   },
   {
     service: "entitlements",
-    fault: "an entity_id breaks legacy tracking",
-    inject: serverError("/v1/track", (b) => b.entity_id !== undefined),
+    fault: "skip_event breaks legacy tracking",
+    inject: serverError("/v1/track", (b) => b.skip_event !== undefined),
     check: "trackUsageLegacy/generated-valid",
     why: /a valid request got 500/,
-    reduced: (r) => typeof bodyOf(r).entity_id === "string" && String(bodyOf(r).entity_id).length <= 1,
+    reduced: (r) => typeof bodyOf(r).skip_event === "boolean",
   },
   {
     service: "entitlements",
