@@ -21,7 +21,12 @@ interface LiveRequest {
 }
 
 const require = createRequire(import.meta.url);
-const liveRequestsDir = path.join(path.dirname(require.resolve("@api-contracts/spec/package.json")), "test", "live-requests");
+const specManifest = require.resolve("@api-contracts/spec/package.json");
+/** The folder the spec package exports its judged requests from (`./live-requests/*`). */
+const liveRequestsDir = path.join(
+  path.dirname(specManifest),
+  (JSON.parse(readFileSync(specManifest, "utf8")) as { exports: Record<string, string> }).exports["./live-requests/*"]!.replace("/*", ""),
+);
 const SOURCE = /^([\w.-]+\/[\w.-]+@[0-9a-f]{7,40} \S+ \S+|seed \S.*)$/;
 
 function entriesOf(api: string): Array<LiveRequest & { file: string }> {
