@@ -12,6 +12,7 @@ const bundles = Object.fromEntries(
 const ruleMembers: Record<string, string[]> = {
   "time-window": ["rule", "member", "encoding", "maxAheadMs", "maxBehindMs", "description"],
   "at-most-fraction": ["rule", "member", "of", "fraction", "ofDefault", "description"],
+  "wait-total": ["rule", "member", "maxMs", "selectorWaitMs", "description"],
 };
 
 interface Rule { rule: string; member: string; of?: string; encoding?: string; fraction?: number; description: string }
@@ -29,6 +30,7 @@ describe("x-rules", () => {
     );
     expect(found.sort()).toEqual([
       "CheckLock.expires_at: time-window",
+      "ScrapeOptions.actions: wait-total",
       "ScrapeOptions.waitFor: at-most-fraction",
       "TrackRequest.timestamp: time-window",
     ]);
@@ -41,8 +43,10 @@ describe("x-rules", () => {
           expect(Object.keys(ruleMembers)).toContain(rule.rule);
           expect(Object.keys(rule).filter((key) => !ruleMembers[rule.rule]!.includes(key))).toEqual([]);
           expect(rule.description).toMatch(/\S/);
+          // A wait total sums a list of actions; every other rule reads numbers.
+          const kinds = rule.rule === "wait-total" ? ["array"] : ["number", "integer"];
           for (const member of [rule.member, rule.of].filter(Boolean)) {
-            expect(["number", "integer"], `${name}.${member}`).toContain(schema.properties?.[member!]?.type);
+            expect(kinds, `${name}.${member}`).toContain(schema.properties?.[member!]?.type);
           }
           if (rule.rule === "time-window") expect(["epoch-milliseconds", "date-time"]).toContain(rule.encoding);
           if (rule.rule === "at-most-fraction") expect(rule.fraction).toBeGreaterThan(0);

@@ -12,9 +12,24 @@ export type XRule =
       maxBehindMs?: number;
       description: string;
     }
-  | { rule: "at-most-fraction"; member: string; of: string; fraction: number; ofDefault?: number; description: string };
+  | { rule: "at-most-fraction"; member: string; of: string; fraction: number; ofDefault?: number; description: string }
+  | { rule: "wait-total"; member: string; maxMs: number; selectorWaitMs: number; description: string };
 
-export const X_RULE_KINDS = ["time-window", "at-most-fraction"] as const;
+export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total"] as const;
+
+/**
+ * What a list of browser actions waits in all: a wait's `milliseconds`, or `selectorWaitMs` for a
+ * wait on a selector (the time it takes is not known in advance).
+ */
+export function totalWaitMs(actions: readonly unknown[], selectorWaitMs: number): number {
+  let total = 0;
+  for (const action of actions) {
+    if (!isObject(action) || action.type !== "wait") continue;
+    if (isFiniteNumber(action.milliseconds) && action.milliseconds !== 0) total += action.milliseconds;
+    else if (action.selector !== undefined) total += selectorWaitMs;
+  }
+  return total;
+}
 
 type Check = (object: Record<string, unknown>, now: number) => boolean;
 
@@ -64,6 +79,16 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
         const whole = Object.hasOwn(object, of) ? object[of] : ofDefault;
         if (!isFiniteNumber(whole)) return true;
         return value <= fraction * whole;
+      };
+      return { rule: raw as unknown as XRule, check };
+    }
+    case "wait-total": {
+      const maxMs = optionalNumber(raw, "maxMs");
+      const selectorWaitMs = optionalNumber(raw, "selectorWaitMs");
+      if (maxMs === undefined || selectorWaitMs === undefined) throw new Error(`x-rules: wait-total on ${member} needs maxMs and selectorWaitMs`);
+      const check: Check = (object) => {
+        const actions = object[member];
+        return !Array.isArray(actions) || totalWaitMs(actions, selectorWaitMs) <= maxMs;
       };
       return { rule: raw as unknown as XRule, check };
     }

@@ -148,9 +148,9 @@ describe("--strict", () => {
 
   it("the Web Data API's 400 is its own BAD_REQUEST shape", async () => {
     const { proxy, upstream } = await proxyTo(json(200, {}), { strict: true, service: "webdata" });
-    const reply = await postJson(proxy.url, "/v2/crawl", { url: "https://example.com", limit: -1 }, { authorization: `Bearer ${webdataKey}` });
+    const reply = await postJson(proxy.url, "/v2/crawl", { url: "https://example.com", delay: 61 }, { authorization: `Bearer ${webdataKey}` });
     expect(reply.status).toBe(400);
-    expect(reply.json).toMatchObject({ success: false, code: "BAD_REQUEST", details: [{ path: ["limit"] }] });
+    expect(reply.json).toMatchObject({ success: false, code: "BAD_REQUEST", details: [{ path: ["delay"] }] });
     expect(upstream.received).toHaveLength(0);
   });
 

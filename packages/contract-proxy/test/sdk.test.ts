@@ -97,11 +97,11 @@ for (const [name, upstream] of Object.entries(upstreams)) {
       expect(crawl.response.headers.get("x-contract-violations")).toBe("0");
       const monitor = await webdata.GET("/v2/monitor/{monitorId}", { params: { path: { monitorId: defaultFixtures.webdata.monitor_id } } });
       expect(monitor.response.headers.get("x-contract-violations")).toBe("0");
-      const invalid = await webdata.POST("/v2/crawl", { body: { url: "https://example.com", limit: -1 } });
+      const invalid = await webdata.POST("/v2/crawl", { body: { url: "https://example.com", delay: 61 } });
       expect(invalid.response.status).toBe(400);
 
       // The invalid crawl is the client's own doing: reported as a request violation, its 400 answer is documented.
-      expect(stack.webdata.violations.map((v) => [v.operationId, v.direction, v.errors.map((e) => e.pointer)])).toEqual([["startCrawl", "request", ["/limit"]]]);
+      expect(stack.webdata.violations.map((v) => [v.operationId, v.direction, v.errors.map((e) => e.pointer)])).toEqual([["startCrawl", "request", ["/delay"]]]);
       expect(stack.entitlements.violations).toEqual([]);
     });
   });

@@ -85,7 +85,8 @@ export function buildDocs({
       const output = path.join(outDir, `${api.name}.html`);
       execFileSync(
         process.execPath,
-        [redoclyBin, "build-docs", input, "--inlineBundle", "--title", `${document.info.title} reference`, "-o", output],
+        // Members and values the live service accepts beyond the seed are shown as such next to their schema.
+        [redoclyBin, "build-docs", input, "--inlineBundle", "--openapi.showExtensions=x-beyond-seed,x-beyond-seed-values", "--title", `${document.info.title} reference`, "-o", output],
         {
           cwd: workDir,
           // Telemetry would be a request to another host from the build and from every page view.

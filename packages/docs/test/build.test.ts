@@ -39,6 +39,14 @@ describe("built pages", () => {
     }
   });
 
+  it("the reference pages show members and values beyond the seed as such", () => {
+    for (const { api } of apis) {
+      const html = read(`${api.name}.html`);
+      expect(html).toContain(`"showExtensions":"x-beyond-seed,x-beyond-seed-values"`);
+      expect(html, api.name).toMatch(/"x-beyond-seed(-values)?":/);
+    }
+  });
+
   it("the landing page names each API with its version and summary, links its reference and downloads, and lists its operations", () => {
     const landing = read("index.html");
     for (const { api, document } of apis) {

@@ -70,6 +70,7 @@ function xRuleBreaks(rule: XRule, object: Record<string, unknown>, now: number):
     const at = [rule.maxAheadMs === undefined ? undefined : now + rule.maxAheadMs + 86_400_000, rule.maxBehindMs === undefined ? undefined : now - rule.maxBehindMs - 86_400_000];
     return at.filter((t): t is number => t !== undefined).map((t) => (rule.encoding === "date-time" ? new Date(t).toISOString() : t));
   }
+  if (rule.rule === "wait-total") return [[{ type: "wait", milliseconds: rule.maxMs + 1 }]];
   const whole = typeof object[rule.of] === "number" ? (object[rule.of] as number) : rule.ofDefault;
   return whole === undefined ? [] : [Math.floor(rule.fraction * whole) + 1];
 }

@@ -185,6 +185,50 @@ export interface components {
          */
         Action: components["schemas"]["WaitAction"] | components["schemas"]["ClickAction"] | components["schemas"]["ScreenshotAction"] | components["schemas"]["WriteAction"] | components["schemas"]["PressAction"] | components["schemas"]["ScrollAction"] | components["schemas"]["ScrapeAction"] | components["schemas"]["ExecuteJavascriptAction"] | components["schemas"]["PdfAction"];
         /**
+         * AttributesFormat
+         * @description Values of chosen HTML attributes of the elements matching chosen selectors.
+         */
+        AttributesFormat: {
+            /** @description What to read. */
+            selectors: {
+                /** @description Name of the attribute whose values are returned (for example `href` or `data-id`). */
+                attribute: string;
+                /** @description CSS selector of the elements to read. */
+                selector: string;
+            }[];
+            /**
+             * @description Always `attributes`.
+             * @constant
+             */
+            type: "attributes";
+        };
+        /**
+         * ChangeTrackingFormat
+         * @description Differences between this scrape of a page and the previous one. It needs the `markdown` format in
+         *     the same request.
+         */
+        ChangeTrackingFormat: {
+            /**
+             * @description Which kinds of comparison to produce.
+             * @default []
+             */
+            modes?: ("git-diff" | "json")[];
+            /** @description With the `json` mode, natural-language instruction describing the data to compare. */
+            prompt?: string;
+            /** @description With the `json` mode, a JSON Schema of the data to compare. */
+            schema?: unknown;
+            /**
+             * @description Keeps a separate history per tag, so that differently configured scrapes of one page are compared with their own kind.
+             * @default null
+             */
+            tag?: string | null;
+            /**
+             * @description Always `changeTracking`.
+             * @constant
+             */
+            type: "changeTracking";
+        };
+        /**
          * CheckSummary
          * @description Page counts of one check, each page compared with the previous check. The counts are numbers, as the service describes them.
          */
@@ -225,6 +269,11 @@ export interface components {
          * @description Click the first element that matches a CSS selector.
          */
         ClickAction: {
+            /**
+             * @description When true, every matching element is clicked, not only the first.
+             * @default false
+             */
+            all?: boolean;
             /**
              * @description CSS selector of the element to click.
              * @example button.load-more
@@ -363,7 +412,7 @@ export interface components {
              */
             robotsUserAgent?: string;
             /** @description Options applied to every page the crawl scrapes (see `ScrapeOptions`). Unknown members are rejected with `400`. */
-            scrapeOptions?: components["schemas"]["ScrapeOptions"];
+            scrapeOptions?: components["schemas"]["CrawlScrapeOptions"];
             /**
              * @description How the site's sitemap is used. `skip`: ignore the sitemap and discover pages from links only.
              *     `include`: use the sitemap and discover pages from links as well. `only`: crawl the sitemap URLs
@@ -373,8 +422,8 @@ export interface components {
              */
             sitemap?: "skip" | "include" | "only";
             /**
-             * Format: uri
-             * @description Base URL the crawl starts from. Must be an absolute `http` or `https` URL with a host name.
+             * @description Base URL the crawl starts from: an `http` or `https` URL whose host has a top-level domain or
+             *     is an IPv4 address. A URL without a scheme is read as `http://` followed by it.
              * @example https://docs.example.com
              */
             url: string;
@@ -390,6 +439,28 @@ export interface components {
              */
             zeroDataRetention?: boolean;
         };
+        /**
+         * CrawlScrapeOptions
+         * @description `ScrapeOptions` as a crawl request sends them. The live service reads its times and the risk score
+         *     threshold as whole numbers, so here they are integers; a monitor's
+         *     stored options (`MonitorScrapeOptions`) keep the seed's numbers. Members other than those of
+         *     `ScrapeOptions` are refused.
+         */
+        CrawlScrapeOptions: {
+            /** @description Whole milliseconds (see `ScrapeOptions.maxAge`). */
+            maxAge?: number;
+            /** @description Whole milliseconds (see `ScrapeOptions.minAge`). */
+            minAge?: number;
+            /** @description The risk score threshold is a whole number. */
+            threatProtection?: {
+                /** @description A whole number from 0 to 100 (see `ThreatProtection`). */
+                riskScoreThreshold?: number;
+            };
+            /** @description Whole milliseconds (see `ScrapeOptions.timeout`). */
+            timeout?: number;
+            /** @description Whole milliseconds (see `ScrapeOptions.waitFor`). */
+            waitFor?: number;
+        } & components["schemas"]["ScrapeOptions"];
         /**
          * CrawlStarted
          * @description The crawl was accepted and runs in the background. Keep `id` to cancel it later.
@@ -496,38 +567,39 @@ export interface components {
         };
         /**
          * FormatName
-         * @description Name of an output format. `markdown`: page content as Markdown. `summary`: a short summary.
-         *     `html`: cleaned HTML. `rawHtml`: the HTML as received. `links`: links found on the page.
-         *     `images`: image URLs found on the page. `screenshot`: a screenshot of the page. `json`: structured
-         *     data extracted by a language model (needs options, so send it as an object). `changeTracking`:
-         *     differences from the previous scrape of the same page. `branding`: colours, fonts and logos of the
-         *     site.
+         * @description Name of an output format that needs no options. `markdown`: page content as Markdown. `summary`: a
+         *     short summary. `html`: cleaned HTML. `rawHtml`: the HTML as received. `links`: links found on the
+         *     page. `images`: image URLs found on the page. `screenshot`: a screenshot of the page. `json`:
+         *     structured data extracted by a language model (send it as an object to give a `prompt` or
+         *     `schema`). `changeTracking`: differences from the previous scrape of the same page. `branding`:
+         *     colours, fonts and logos of the site.
+         *
+         *     The live service also accepts `rawBase64` (the page bytes, base64-encoded; alone only),
+         *     `deterministicJson`, `product`, `menu`, `audio` and `video` (see `x-beyond-seed-values`).
+         *     `attributes`, `question`, `highlights` and `query` need options and are sent as objects only.
          * @enum {string}
          */
-        FormatName: "markdown" | "summary" | "html" | "rawHtml" | "links" | "images" | "screenshot" | "json" | "changeTracking" | "branding";
+        FormatName: "markdown" | "summary" | "html" | "rawHtml" | "links" | "images" | "screenshot" | "json" | "changeTracking" | "branding" | "rawBase64" | "deterministicJson" | "product" | "menu" | "audio" | "video";
         /**
          * FormatObject
-         * @description An output format with options. `type` names the format; the other members depend on it (for
-         *     example `prompt` and `schema` for `json`, `fullPage` for `screenshot`). Members other than those
-         *     listed are rejected with `400`.
+         * @description An output format given as an object: `type` names the format and the other members are its
+         *     options. Every format name can be sent this way (`{type: markdown}` is `markdown`); `json`,
+         *     `changeTracking`, `screenshot` and the formats beyond the seed take options. Format objects other
+         *     than `screenshot` refuse members they do not list.
          */
-        FormatObject: {
-            /** @description For `screenshot`, capture the whole page instead of the visible viewport only. */
-            fullPage?: boolean;
-            /** @description For `changeTracking`, which kinds of comparison to produce. */
-            modes?: ("git-diff" | "json")[];
+        FormatObject: components["schemas"]["PlainFormat"] | components["schemas"]["JsonFormat"] | components["schemas"]["ChangeTrackingFormat"] | components["schemas"]["ScreenshotFormat"] | components["schemas"]["AttributesFormat"] | components["schemas"]["QuestionFormat"] | components["schemas"]["HighlightsFormat"] | components["schemas"]["QueryFormat"];
+        /**
+         * HighlightsFormat
+         * @description Passages of the page relevant to a query, returned as the document's `highlights`.
+         */
+        HighlightsFormat: {
+            /** @description What to look for (1 to 10000 characters). */
+            query: string;
             /**
-             * @description For `json` and `changeTracking`, natural-language instruction describing what to extract.
-             * @example Extract the product name and price
+             * @description Always `highlights`.
+             * @constant
              */
-            prompt?: string;
-            /** @description For `screenshot`, JPEG quality from 0 to 100. */
-            quality?: number;
-            /** @description For `json` and `changeTracking`, a JSON Schema the extracted data must follow. */
-            schema?: {
-                [key: string]: unknown;
-            };
-            type: components["schemas"]["FormatName"];
+            type: "highlights";
         };
         /**
          * HistoricalCreditUsageResponse
@@ -620,12 +692,40 @@ export interface components {
             error?: "Bad request, malformed JSON";
         } & components["schemas"]["ErrorResponse"];
         /**
+         * JsonFormat
+         * @description Structured data extracted from the page by a language model, returned as the document's `json`.
+         *     `deterministicJson` (beyond the seed) fills the same `json` member with a reusable extractor
+         *     instead of a model call per page; a request asks for one of the two, not both.
+         */
+        JsonFormat: {
+            /** @description For `json` only, when true the page is screened for instructions aimed at the model before extraction. */
+            checkPromptInjection?: boolean;
+            /**
+             * @description Natural-language instruction describing what to extract (at most 10000 characters).
+             * @example Extract the product name and price
+             */
+            prompt?: string;
+            /**
+             * @description A JSON Schema the extracted data must follow. An object schema that lists no `properties` but
+             *     allows any member (`additionalProperties: true`) is refused by the live service.
+             */
+            schema?: unknown;
+            /**
+             * @description `json`, or `deterministicJson`.
+             * @enum {string}
+             */
+            type: "json" | "deterministicJson";
+        };
+        /**
          * Location
-         * @description Where the request appears to come from; selects proxy country and browser language. Unknown members are rejected with `400`.
+         * @description Where the request appears to come from; selects the proxy country and the browser language.
+         *     Members other than those listed are ignored.
          */
         Location: {
             /**
-             * @description ISO 3166-1 alpha-2 country code in upper case (two letters, default `US`).
+             * @description ISO 3166-1 alpha-2 country code, in any letter case (`DE`, `de`); the live service also
+             *     accepts `XK` (Kosovo) and its own `us-generic` and `us-whitelist` proxy pools. An empty string,
+             *     like an absent member, means the default.
              * @default US
              * @example DE
              */
@@ -916,6 +1016,19 @@ export interface components {
             url: string;
         };
         /**
+         * Parser
+         * @description A file parser, by name or as an object with options. `pdf` converts PDF documents to text (billed
+         *     per page); `image` (beyond the seed) reads the text of images with OCR. Each parser may be given
+         *     as its name or as an object with `type`.
+         */
+        Parser: ("pdf" | "image") | components["schemas"]["PdfParser"] | {
+            /**
+             * @description Always `image`.
+             * @constant
+             */
+            type: "image";
+        };
+        /**
          * PdfAction
          * @description Render the page as a PDF document.
          */
@@ -939,6 +1052,47 @@ export interface components {
             type: "pdf";
         };
         /**
+         * PdfParser
+         * @description The PDF parser with options. Members other than those listed are refused.
+         */
+        PdfParser: {
+            /** @description When true, typed layout blocks (with bounding boxes and reading order) are returned per page. */
+            blocks?: boolean;
+            /** @description Only the first this many pages are parsed (1 to 10000). */
+            maxPages?: number;
+            /**
+             * @description `fast`: the embedded text only. `ocr`: read every page as an image. `auto`: choose per document.
+             * @default auto
+             * @enum {string}
+             */
+            mode?: "fast" | "auto" | "ocr";
+            /**
+             * @deprecated
+             * @description Earlier name of `pages`; `pages` wins when both are sent.
+             */
+            pageMarkdown?: boolean;
+            /** @description When true, page boundaries are marked in the document's Markdown. */
+            pageMarkers?: boolean;
+            /** @description When true, the text of each physical page is returned besides the whole document's. */
+            pages?: boolean;
+            /**
+             * @description Always `pdf`.
+             * @constant
+             */
+            type: "pdf";
+        };
+        /**
+         * PlainFormat
+         * @description A format without options, as an object: `{type: links}` means the same as `links`.
+         */
+        PlainFormat: {
+            /**
+             * @description The format's name (see `FormatName`).
+             * @enum {string}
+             */
+            type: "markdown" | "summary" | "html" | "rawHtml" | "links" | "images" | "branding" | "rawBase64" | "product" | "menu" | "audio" | "video";
+        };
+        /**
          * PressAction
          * @description Press a keyboard key.
          */
@@ -953,6 +1107,59 @@ export interface components {
              * @enum {string}
              */
             type: "press";
+        };
+        /**
+         * QueryFormat
+         * @deprecated
+         * @description The earlier form of `question` and `highlights`; use those instead.
+         */
+        QueryFormat: {
+            /**
+             * @description `freeform`: an answer in the model's words. `directQuote`: passages quoted from the page.
+             * @default freeform
+             * @enum {string}
+             */
+            mode?: "freeform" | "directQuote";
+            /** @description The question or query (at most 10000 characters). */
+            prompt: string;
+            /**
+             * @description Always `query`.
+             * @constant
+             */
+            type: "query";
+        };
+        /**
+         * QuestionFormat
+         * @description An answer to a question about the page, returned as the document's `answer`.
+         */
+        QuestionFormat: {
+            /** @description The question (1 to 10000 characters). */
+            question: string;
+            /**
+             * @description Always `question`.
+             * @constant
+             */
+            type: "question";
+        };
+        /**
+         * RedactPiiOptions
+         * @description How personally identifiable information is redacted. Members other than those listed are refused.
+         */
+        RedactPiiOptions: {
+            /** @description Which kinds of information to redact; all kinds when omitted. */
+            entities?: ("PERSON" | "EMAIL" | "PHONE" | "LOCATION" | "FINANCIAL" | "SECRET")[];
+            /**
+             * @description `accurate`: a model only, the best precision. `aggressive`: several recognisers, more found at the cost of precision. `fast`: rules only, no model.
+             * @default accurate
+             * @enum {string}
+             */
+            mode?: "accurate" | "aggressive" | "fast";
+            /**
+             * @description How a redacted span is written: `tag` names its kind, `mask` hides its characters, `remove` drops it.
+             * @default tag
+             * @enum {string}
+             */
+            replaceStyle?: "tag" | "mask" | "remove";
         };
         /**
          * ScrapeAction
@@ -977,8 +1184,16 @@ export interface components {
          *     `scrapeOptions`): members other than those listed there are rejected.
          */
         ScrapeOptions: {
-            /** @description Browser actions (wait, click, type, scroll, ...) performed in order on each page before its content is captured. */
+            /**
+             * @description Browser actions (wait, click, type, scroll, ...) performed in order on each page before its
+             *     content is captured; at most 50, and their waits add up to at most 60 seconds (a wait for a
+             *     selector counts as one second).
+             */
             actions?: components["schemas"]["Action"][];
+            /** @description Data attached to the request's audit records for the team's own logging; its members are not described here. */
+            auditMetadata?: {
+                [key: string]: unknown;
+            };
             /**
              * @description When true, ads and cookie pop-ups are blocked while the page loads.
              * @default true
@@ -993,8 +1208,15 @@ export interface components {
              */
             excludeTags?: string[];
             /**
+             * @description When true, pages are fetched by the quickest means, at some cost in completeness.
+             * @default false
+             */
+            fastMode?: boolean;
+            /**
              * @description Output formats to produce for each page. Each item is a format name (`markdown`) or an object
-             *     with `type` and format-specific options (`{type: json, prompt: ...}`).
+             *     with `type` and format-specific options (`{type: json, prompt: ...}`). At most one
+             *     `screenshot`; `changeTracking` needs `markdown` too; `json` and `deterministicJson` exclude
+             *     each other; `rawBase64` comes alone.
              * @default [
              *       "markdown"
              *     ]
@@ -1003,7 +1225,7 @@ export interface components {
              *       "links"
              *     ]
              */
-            formats?: components["schemas"]["ScrapeFormat"][];
+            formats?: components["schemas"]["ScrapeFormat"][] & (unknown & unknown & unknown & unknown);
             /**
              * @description Extra HTTP headers (name to value) sent with every page request, for example cookies or a custom User-Agent.
              * @example {
@@ -1064,7 +1286,17 @@ export interface components {
              *       "pdf"
              *     ]
              */
-            parsers?: string[];
+            parsers?: components["schemas"]["Parser"][];
+            /** @description A named browser profile (cookies, storage) that pages are loaded with. Members other than those listed are ignored. */
+            profile?: {
+                /** @description Name of the profile (1 to 128 characters). */
+                name: string;
+                /**
+                 * @description When true, what the pages change in the profile is kept for later requests.
+                 * @default true
+                 */
+                saveChanges?: boolean;
+            };
             /**
              * @description Proxy type used to fetch pages. `basic`: fast proxies for sites without anti-bot measures.
              *     `stealth` and `enhanced`: slower proxies for sites with anti-bot measures (they may cost more
@@ -1073,13 +1305,19 @@ export interface components {
              * @enum {string}
              */
             proxy?: "basic" | "stealth" | "enhanced" | "auto";
-            /** @description When true, personally identifiable information (names, e-mail addresses, phone numbers, ...) is redacted from the output. */
-            redactPII?: boolean;
+            /**
+             * @description When true, personally identifiable information (names, e-mail addresses, phone numbers, ...)
+             *     is redacted from the output. The live service also takes an object of redaction options
+             *     (beyond the seed) in place of `true`.
+             */
+            redactPII?: boolean | components["schemas"]["RedactPiiOptions"];
             /**
              * @description When true, images embedded as base64 data URIs are replaced by a short placeholder in the output.
              * @default true
              */
             removeBase64Images?: boolean;
+            /** @description Accepted by the live service; what it changes is not described here. */
+            safeMode?: boolean;
             /** @description When true, TLS certificate errors (expired or self-signed certificates) do not stop the page from being scraped. */
             skipTlsVerification?: boolean;
             /**
@@ -1089,15 +1327,20 @@ export interface components {
             storeInCache?: boolean;
             threatProtection?: components["schemas"]["ThreatProtection"];
             /**
-             * @description Maximum time allowed for scraping one page, in milliseconds (1000 to 300000, default 60000).
+             * @description Maximum time allowed for scraping one page, in milliseconds (at least 1000, default 60000; a crawl request sends whole milliseconds).
              * @default 60000
              * @example 30000
              */
             timeout?: number;
             /**
+             * @deprecated
+             * @description For the operator's own tests; accepted, not for ordinary use.
+             */
+            useMock?: string;
+            /**
              * @description Extra time to wait after the page has loaded before its content is captured, in milliseconds
-             *     (0 to 60000). It must not exceed half of `timeout` (half of the default 60000 when `timeout` is
-             *     omitted).
+             *     (0 to 60000; a crawl request sends whole milliseconds). When `timeout` is given too, it must not
+             *     exceed half of it.
              * @default 0
              * @example 1000
              */
@@ -1111,7 +1354,7 @@ export interface components {
             /** @description When true, capture the whole scrollable page instead of the visible viewport. */
             fullPage?: boolean;
             /**
-             * @description JPEG quality of the screenshot, from 0 to 100.
+             * @description JPEG quality of the screenshot, from 1 to 100.
              * @example 80
              */
             quality?: number;
@@ -1123,14 +1366,40 @@ export interface components {
             /** @description Size of the browser viewport used for the screenshot. */
             viewport?: {
                 /**
-                 * @description Viewport height, in CSS pixels.
+                 * @description Viewport height, in CSS pixels (at most 4320).
                  * @example 800
                  */
                 height: number;
                 /**
-                 * @description Viewport width, in CSS pixels.
+                 * @description Viewport width, in CSS pixels (at most 7680).
                  * @example 1280
                  */
+                width: number;
+            };
+        };
+        /**
+         * ScreenshotFormat
+         * @description A screenshot of the page, returned as a URL. A request asks for at most one screenshot. Unlike
+         *     the other format objects, this one ignores members it does not list.
+         */
+        ScreenshotFormat: {
+            /**
+             * @description Capture the whole page instead of the visible viewport only.
+             * @default false
+             */
+            fullPage?: boolean;
+            /** @description JPEG quality from 1 to 100. */
+            quality?: number;
+            /**
+             * @description Always `screenshot`.
+             * @constant
+             */
+            type: "screenshot";
+            /** @description Size of the browser viewport for the screenshot. */
+            viewport?: {
+                /** @description Viewport height in CSS pixels (at most 4320). */
+                height: number;
+                /** @description Viewport width in CSS pixels (at most 7680). */
                 width: number;
             };
         };
@@ -1159,18 +1428,19 @@ export interface components {
          * ThreatProtection
          * @description Per-request override of the team's threat protection policy (which blocks pages judged malicious).
          *     Only the members you send replace the policy's values; the team's policy must allow request
-         *     overrides. Unknown members are rejected with `400`.
+         *     overrides. Unknown members are rejected with `400`. Domains and top-level domains are read
+         *     without surrounding white space and in lower case.
          */
         ThreatProtection: {
             /**
-             * @description Domains that are always blocked.
+             * @description Domains that are always blocked (at most 1000).
              * @example [
              *       "*.malware.example"
              *     ]
              */
             blacklist?: string[];
             /**
-             * @description Top-level domains whose pages are always blocked.
+             * @description Top-level domains whose pages are always blocked (at most 1000).
              * @example [
              *       "zip",
              *       "mov"
@@ -1178,12 +1448,22 @@ export interface components {
              */
             blockedTlds?: string[];
             /**
-             * @description Pages whose risk score (a normalized score from 0 to 100, not necessarily whole) is at or above this value are blocked.
+             * @description What happens when the risk of a page cannot be judged: `open` lets it through, `closed` blocks it.
+             * @enum {string}
+             */
+            failurePolicy?: "open" | "closed";
+            /**
+             * @description `off` switches threat protection off for this request; `normal` applies it.
+             * @enum {string}
+             */
+            mode?: "off" | "normal";
+            /**
+             * @description Pages whose risk score (0 to 100) is at or above this value are blocked (a crawl request sends a whole number).
              * @example 70
              */
             riskScoreThreshold?: number;
             /**
-             * @description Domains that are always allowed; this list wins over every other rule.
+             * @description Domains that are always allowed; this list wins over every other rule (at most 1000).
              * @example [
              *       "docs.example.com"
              *     ]
@@ -1297,7 +1577,7 @@ export interface components {
          */
         WaitAction: {
             /**
-             * @description Time to wait, in milliseconds.
+             * @description Time to wait, in whole milliseconds (more than 0).
              * @example 2000
              */
             milliseconds?: number;
@@ -1629,20 +1909,25 @@ export interface components {
     pathItems: never;
 }
 export type Action = components['schemas']['Action'];
+export type AttributesFormat = components['schemas']['AttributesFormat'];
+export type ChangeTrackingFormat = components['schemas']['ChangeTrackingFormat'];
 export type CheckSummary = components['schemas']['CheckSummary'];
 export type ClickAction = components['schemas']['ClickAction'];
 export type CrawlCancelled = components['schemas']['CrawlCancelled'];
 export type CrawlRequest = components['schemas']['CrawlRequest'];
+export type CrawlScrapeOptions = components['schemas']['CrawlScrapeOptions'];
 export type CrawlStarted = components['schemas']['CrawlStarted'];
 export type CreditUsagePeriod = components['schemas']['CreditUsagePeriod'];
 export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type ExecuteJavascriptAction = components['schemas']['ExecuteJavascriptAction'];
 export type FormatName = components['schemas']['FormatName'];
 export type FormatObject = components['schemas']['FormatObject'];
+export type HighlightsFormat = components['schemas']['HighlightsFormat'];
 export type HistoricalCreditUsageResponse = components['schemas']['HistoricalCreditUsageResponse'];
 export type InteractSession = components['schemas']['InteractSession'];
 export type InteractSessionList = components['schemas']['InteractSessionList'];
 export type InvalidJsonError = components['schemas']['InvalidJsonError'];
+export type JsonFormat = components['schemas']['JsonFormat'];
 export type Location = components['schemas']['Location'];
 export type Monitor = components['schemas']['Monitor'];
 export type MonitorCrawlTarget = components['schemas']['MonitorCrawlTarget'];
@@ -1655,12 +1940,19 @@ export type MonitorScrapeTarget = components['schemas']['MonitorScrapeTarget'];
 export type MonitorSearchTarget = components['schemas']['MonitorSearchTarget'];
 export type MonitorTarget = components['schemas']['MonitorTarget'];
 export type MonitorWebhook = components['schemas']['MonitorWebhook'];
+export type Parser = components['schemas']['Parser'];
 export type PdfAction = components['schemas']['PdfAction'];
+export type PdfParser = components['schemas']['PdfParser'];
+export type PlainFormat = components['schemas']['PlainFormat'];
 export type PressAction = components['schemas']['PressAction'];
+export type QueryFormat = components['schemas']['QueryFormat'];
+export type QuestionFormat = components['schemas']['QuestionFormat'];
+export type RedactPiiOptions = components['schemas']['RedactPiiOptions'];
 export type ScrapeAction = components['schemas']['ScrapeAction'];
 export type ScrapeFormat = components['schemas']['ScrapeFormat'];
 export type ScrapeOptions = components['schemas']['ScrapeOptions'];
 export type ScreenshotAction = components['schemas']['ScreenshotAction'];
+export type ScreenshotFormat = components['schemas']['ScreenshotFormat'];
 export type ScrollAction = components['schemas']['ScrollAction'];
 export type ThreatProtection = components['schemas']['ThreatProtection'];
 export type TokenUsage = components['schemas']['TokenUsage'];
