@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from "node:http";
+import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { ErrorReply, Problem } from "./wording.js";
 
@@ -35,7 +35,8 @@ export function answerParserError(error: Error & { code?: string }, socket: Sock
     socket.destroy();
     return;
   }
-  socket.end(rawHttpAnswer(word(parserProblem(error))), () => socket.destroy());
+  // The answer is written, then the connection closes lingering (lingerOnClose) where it is installed.
+  socket.write(rawHttpAnswer(word(parserProblem(error))), () => socket.destroySoon());
 }
 
 /** Listens on `host:port` (0 picks a free port) and gives the URL clients reach it at. */
@@ -50,4 +51,89 @@ export async function listen(server: Server, port: number, host: string): Promis
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return { url: `http://${shownHost}:${address.port}`, port: address.port };
+}
+
+/** How long a closing connection keeps reading what its client still sends, and how much of it. */
+export interface LingerBounds {
+  /** Bytes read and dropped after the answer before the connection is cut. */
+  maxBytes: number;
+  /** Milliseconds the connection waits for the client to finish before it is cut. */
+  maxMs: number;
+}
+
+/** Up to 64 MiB or 5 s: enough for a client sending a few times any body limit here to read its answer. */
+export const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs: 5_000 };
+
+/**
+ * Makes a connection that the server closes after an answer (a 413 from `Content-Length`, an early
+ * 401, a parser refusal) close the way trusted servers do: the answer is sent and the sending side
+ * shut, then whatever the client still sends is read and dropped until it finishes or a bound is
+ * reached. Closing at once with unread bytes makes the kernel reset the connection, and a client
+ * still sending its body then sees ECONNRESET or EPIPE instead of the answer.
+ */
+export function lingerOnClose(socket: Socket, bounds: LingerBounds = DEFAULT_LINGER): void {
+  // Node ends a connection it will not keep alive with destroySoon(): end, then destroy at once.
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.destroyed) return;
+    if (this.readableEnded) return void this.end(() => this.destroy());
+    // The HTTP parser reads the socket's handle itself (no 'data' events), so what the client
+    // still sends is counted from bytesRead, polled.
+    const readBefore = this.bytesRead;
+    const cut = () => {
+      clearTimeout(deadline);
+      clearInterval(watch);
+      this.destroy();
+    };
+    const deadline = setTimeout(cut, bounds.maxMs);
+    const watch = setInterval(() => void (this.bytesRead - readBefore > bounds.maxBytes && cut()), LINGER_POLL_MS);
+    deadline.unref();
+    watch.unref();
+    this.once("end", cut);
+    this.once("close", cut);
+    this.end();
+    // The server stopped reading once it had answered; read on, and let the parser drop it.
+    this.resume();
+    (this as Socket & { _handle?: { readStart?(): void } | null })._handle?.readStart?.();
+  };
+}
+
+/** How often a lingering connection checks how much it has read. */
+const LINGER_POLL_MS = 20;
+
+/** Deadlines of a server facing untrusted clients. */
+export interface ServerLimits {
+  /** The whole request, headers and body, must arrive within this many milliseconds. */
+  requestTimeoutMs: number;
+  /** The header section must arrive within this many milliseconds (at most `requestTimeoutMs`). */
+  headersTimeoutMs: number;
+  /** A connection idle for this long between requests is closed. */
+  keepAliveTimeoutMs?: number;
+  /** A connection with no traffic at all for this long is closed (none when omitted). */
+  idleTimeoutMs?: number;
+  linger?: LingerBounds;
+}
+
+/**
+ * An HTTP server whose deadlines follow `limits`, whose closing connections linger
+ * ({@link lingerOnClose}) and, given `word`, whose parser refusals are answered in the API's shape
+ * ({@link answerParserErrors}).
+ */
+export function createEdgeServer(limits: ServerLimits, handler: RequestListener<typeof IncomingMessage, typeof ServerResponse>, word?: (problem: Problem) => ErrorReply): Server {
+  const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  const server = createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout,
+      keepAliveTimeout: limits.keepAliveTimeoutMs ?? 5_000,
+      // Node looks for expired requests only this often (30 s by default), so the interval follows
+      // the shortest deadline for a timeout to fire close to when it is due.
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
+    },
+    handler,
+  );
+  if (limits.idleTimeoutMs !== undefined) server.setTimeout(limits.idleTimeoutMs);
+  server.on("connection", (socket: Socket) => lingerOnClose(socket, limits.linger));
+  // A framework with its own parser-error hook (Fastify) words them itself, with answerParserError.
+  if (word) answerParserErrors(server, word);
+  return server;
 }

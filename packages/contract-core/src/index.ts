@@ -54,4 +54,4 @@ export {
   type WordingContext,
 } from "./wording.js";
 export { ContractErrors, refusal } from "./refusals.js";
-export { answerParserError, answerParserErrors, listen, parserProblem, rawHttpAnswer } from "./http-edge.js";
+export { DEFAULT_LINGER, answerParserError, answerParserErrors, createEdgeServer, lingerOnClose, listen, parserProblem, rawHttpAnswer, type LingerBounds, type ServerLimits } from "./http-edge.js";

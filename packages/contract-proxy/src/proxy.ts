@@ -1,7 +1,7 @@
-import { STATUS_CODES, createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { Pool, errors, type Dispatcher } from "undici";
-import { ContractErrors, answerParserErrors, getApi, listen, type ApiName, type ErrorReply, type OperationInfo, type Problem } from "@api-contracts/contract-core";
+import { ContractErrors, createEdgeServer, getApi, listen, type LingerBounds, type ApiName, type ErrorReply, type OperationInfo, type Problem } from "@api-contracts/contract-core";
 import { Judge, NotJudged, type ResponsePlan, type RuleError } from "./judge.js";
 import { ReportFile, boundedViolation, redactor, secretsOf, type Violation } from "./report.js";
 
@@ -26,6 +26,8 @@ export interface ContractProxyOptions {
   headersTimeout?: number;
   /** Time allowed for a client's whole request to arrive, in milliseconds. Default 30 s. */
   requestTimeout?: number;
+  /** How long and how much a closing connection reads of what its client still sends. Default 64 MiB, 5 s. */
+  linger?: LingerBounds;
   /** Called with each report line as it is written (already redacted and bounded). */
   onViolation?: (violation: Violation) => void;
 }
@@ -231,6 +233,13 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   };
 
   /** The proxy's own answer, in the API's error shape. */
+  /**
+   * An answer given while the request's body is still arriving (a refusal, or the upstream's early
+   * answer) closes the connection: reading that body would be the cost the early answer avoids, and
+   * the closing connection lingers (contract-core's lingerOnClose) so that the client reads the answer.
+   */
+  const closeWhileBodyArrives = (res: ServerResponse): Record<string, string> => (res.req.complete ? {} : { connection: "close" });
+
   const answer = (ex: Exchange, res: ServerResponse, problem: Problem, judgedStatus?: number, responseErrors: RuleError[] = []): void => {
     const operation = ex.operation && { method: ex.operation.method, path: ex.operation.path };
     const reply: ErrorReply = errors.reply(problem, operation);
@@ -240,8 +249,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       "content-type": "application/json",
       "content-length": Buffer.byteLength(text),
       [VIOLATIONS_HEADER]: String(count),
-      // A refused request's body may still be arriving; reading it would be the cost the refusal avoids.
-      ...(problem.kind === "too-large" ? { connection: "close" } : {}),
+      ...closeWhileBodyArrives(res),
     });
     res.end(text);
   };
@@ -268,6 +276,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     const headers = endToEnd(pairsOf(answer.headers), NOT_FORWARDED_IN_RESPONSES);
     if (length !== undefined && answer.headers["content-length"] === undefined) headers.push("content-length", String(length));
     headers.push(VIOLATIONS_HEADER, String(count));
+    for (const [name, value] of Object.entries(closeWhileBodyArrives(res))) headers.push(name, value);
     try {
       res.writeHead(answer.status, answer.statusMessage || STATUS_CODES[answer.status] || "", headers);
       return true;
@@ -428,19 +437,17 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     readUpTo(req, limit, { overflow: (chunks) => tooLargeRequest(ex, req, res, chunks), end: (bytes) => judged(ex, req, res, bytes), error: () => {} });
   };
 
-  const server = createServer(
+  const server = createEdgeServer(
     {
-      keepAliveTimeout: 5_000,
-      requestTimeout,
-      headersTimeout,
-      // Node looks for expired requests only this often (30 s by default).
-      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 2))),
+      requestTimeoutMs: requestTimeout,
+      headersTimeoutMs: headersTimeout,
+      // A client that stops reading holds its socket no longer than the upstream may keep silent.
+      idleTimeoutMs: upstreamTimeout + 5_000,
+      ...(options.linger ? { linger: options.linger } : {}),
     },
     handle,
+    (problem) => errors.reply(problem),
   );
-  // A client that stops reading holds its socket no longer than the upstream may keep silent.
-  server.setTimeout(upstreamTimeout + 5_000);
-  answerParserErrors(server, (problem) => errors.reply(problem));
   const where = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   return {
     ...where,

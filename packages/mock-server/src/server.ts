@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { HTTP_METHODS, answerParserErrors, listen, type ErrorReply, type Problem } from "@api-contracts/contract-core";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HTTP_METHODS, createEdgeServer, listen, type ErrorReply, type LingerBounds, type Problem } from "@api-contracts/contract-core";
 import { parsePrefer } from "./prefer.js";
 import {
   loadPrism,
@@ -31,6 +31,8 @@ export interface MockServerOptions {
   headersTimeout?: number;
   /** Time allowed for a whole request (headers and body) to arrive, in milliseconds. Default 30 s. */
   requestTimeout?: number;
+  /** How long and how much a closing connection reads of what its client still sends. Default 64 MiB, 5 s. */
+  linger?: LingerBounds;
 }
 
 export interface RunningServer {
@@ -63,7 +65,6 @@ class Refusal extends Error {
 
 /** What the server learned about the raw body before it was parsed. */
 interface BodyState {
-  tooLarge: boolean;
   mediaType?: string;
   malformedJson?: boolean;
 }
@@ -132,7 +133,7 @@ function createRoute(): RouteComponent {
  * Checks a routed request in the documented order (token, body size, content type, JSON syntax,
  * schemas, `Prefer`) and answers it from the examples, or refuses it.
  */
-function createAnswer(api: ApiDescription, base: MockConfig, limit: number) {
+function createAnswer(api: ApiDescription, base: MockConfig) {
   const { mock: prismMock } = loadPrism();
   const logger = silentLogger();
   // With examples (not generated bodies) the answer depends only on the operation and the chosen example.
@@ -146,7 +147,6 @@ function createAnswer(api: ApiDescription, base: MockConfig, limit: number) {
     if (auth) return refuse({ kind: "unauthorized", reason: auth });
     const contents = resource.request?.body?.contents ?? [];
     if (contents.length > 0) {
-      if (body.tooLarge) return refuse({ kind: "too-large", limit });
       if (body.mediaType !== undefined) {
         return refuse({ kind: "unsupported-media-type", received: body.mediaType, supported: contents.map((c) => c.mediaType) });
       }
@@ -190,11 +190,14 @@ function readBody(req: IncomingMessage, limit: number): Promise<{ bytes: Buffer;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      // Past the limit the rest is drained and dropped, so the client still gets its answer.
-      if (size <= limit) chunks.push(chunk);
-    });
+      if (size <= limit) return void chunks.push(chunk);
+      // Past the limit the answer goes at once; the closing connection reads the rest, bounded.
+      req.off("data", onData);
+      resolve({ bytes: Buffer.alloc(0), size, tooLarge: true });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve({ bytes: Buffer.concat(chunks), size, tooLarge: size > limit }));
     req.on("error", reject);
   });
@@ -234,7 +237,7 @@ async function createMockHandler(options: MockServerOptions) {
     ...(options.seed !== undefined ? { seed: String(options.seed) } : {}),
   };
   const route = createRoute();
-  const serve = createAnswer(api, base, limit);
+  const serve = createAnswer(api, base);
   const answer = (input: PrismRequest, body: BodyState): Either<Error, PrismResponse> => {
     const routed = route({ resources: api.operations, input });
     return routed._tag === "Left" ? routed : serve(routed.right, input, body);
@@ -251,21 +254,22 @@ async function createMockHandler(options: MockServerOptions) {
     const method = (req.method ?? "GET").toUpperCase();
     const { path, query } = splitTarget(req.url ?? "/");
     const declared = Number(req.headers["content-length"]);
-    if (declared > limit) {
-      // Refused from the header: waiting for (and draining) a body this size is the attack.
+    const tooLarge = () => {
+      // Waiting for (and reading) a body this size is the attack: answer and close, lingering.
       const answer = api.errors.reply({ kind: "too-large", limit });
       send(res, answer.status, { connection: "close" }, answer.body);
-      return;
-    }
+    };
+    if (declared > limit) return tooLarge();
     try {
       const raw = await readBody(req, limit);
+      if (raw.tooLarge) return tooLarge();
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) {
         // Prism's mocker would renegotiate on Accept; the body's size and type are settled here.
         if (value === undefined || name === "accept" || name === "content-length") continue;
         headers[name] = Array.isArray(value) ? value.join(", ") : value;
       }
-      const state: BodyState = { tooLarge: raw.tooLarge };
+      const state: BodyState = {};
       let body: unknown;
       if (raw.size > 0 && !raw.tooLarge) {
         const mediaType = (headers["content-type"] ?? "").split(";")[0]!.trim();
@@ -304,17 +308,11 @@ export async function startMockServer(options: MockServerOptions): Promise<Runni
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
   const { handle, unparsed } = await createMockHandler(options);
-  const server = createServer(
-    {
-      keepAliveTimeout: 5_000,
-      requestTimeout,
-      headersTimeout,
-      // Node looks for expired requests only this often (30 s by default).
-      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 2))),
-    },
+  const server = createEdgeServer(
+    { requestTimeoutMs: requestTimeout, headersTimeoutMs: headersTimeout, ...(options.linger ? { linger: options.linger } : {}) },
     (req, res) => void handle(req, res),
+    unparsed,
   );
-  answerParserErrors(server, unparsed);
   return {
     ...(await listen(server, port, host)),
     close: () =>

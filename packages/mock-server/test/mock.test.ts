@@ -178,7 +178,7 @@ describe("request validation", () => {
     const refused = await post(ent.url, "/v1/balances.track", { ...check, timestamp: 1700000000000.5 }, autumnKey);
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ code: "invalid_inputs" });
-    expect(refused.json.message).toContain("timestamp");
+    expect((refused.json as { message: string }).message).toContain("timestamp");
   });
 
   it("entitlements: malformed JSON and non-JSON content types are 400 invalid_inputs", async () => {

@@ -23,6 +23,9 @@ Limits (positive integers; see the README's limits table):
   --request-timeout <ms>     time to receive a whole request (default: 30000); then 408
   --headers-timeout <ms>     time to receive the request headers (default: 10000); then 408
   --idle-timeout <ms>        close a connection silent this long (default: 60000)
+  --linger-bytes <bytes>     after an early answer (413, 401, a refused request), read and
+                             drop this much of what the client still sends (default: 67108864)
+  --linger-ms <ms>           ... for at most this long (default: 5000); then close
   --max-locks <n>            live locks kept (default: 100000); more are 429
   --max-idempotency-keys <n> idempotency keys remembered per server (default: 100000);
                              the oldest is forgotten first
@@ -37,6 +40,8 @@ const LIMIT_FLAGS: Record<string, keyof ReferenceLimits> = {
   "request-timeout": "requestTimeoutMs",
   "headers-timeout": "headersTimeoutMs",
   "idle-timeout": "idleTimeoutMs",
+  "linger-bytes": "lingerBytes",
+  "linger-ms": "lingerMs",
   "max-locks": "maxLocks",
   "max-idempotency-keys": "maxIdempotencyKeys",
   "idempotency-key-ttl": "idempotencyKeyTtlMs",

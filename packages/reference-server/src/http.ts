@@ -1,7 +1,6 @@
-import { createServer } from "node:http";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { ValidateFunction } from "ajv";
-import { answerParserError, fieldErrors, type ContractErrors, type FieldError, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
+import { answerParserError, createEdgeServer, fieldErrors, type ContractErrors, type FieldError, DEFAULT_LINGER, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
 
 /** A status and JSON body, as handlers return them. */
 export interface Answer {
@@ -46,12 +45,18 @@ export interface HttpLimits {
   headersTimeoutMs: number;
   /** A connection with no traffic for this long is closed, in milliseconds. */
   idleTimeoutMs: number;
+  /** Bytes a closing connection reads and drops of what its client still sends, after an early answer. */
+  lingerBytes: number;
+  /** Milliseconds a closing connection waits for its client to finish sending, after an early answer. */
+  lingerMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: Omit<HttpLimits, "bodyLimitBytes"> = {
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   idleTimeoutMs: 60_000,
+  lingerBytes: DEFAULT_LINGER.maxBytes,
+  lingerMs: DEFAULT_LINGER.maxMs,
 };
 
 /** Idle keep-alive connections are closed after this long (Node's own default). */
@@ -95,23 +100,22 @@ export function addressUrl(host: string, port: number): string {
  * unexpected failures all answer in the API's documented error shape (never Fastify's or Node's own).
  */
 export function createApp(refusals: Refusals, limits: HttpLimits): FastifyInstance {
-  const requestTimeout = limits.requestTimeoutMs;
-  const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeout);
   const app = Fastify({
     logger: false,
     bodyLimit: limits.bodyLimitBytes,
     return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // Node checks the request and header deadlines on this interval (30 s by default), so it
-    // follows the shortest deadline for a timeout to fire close to when it is due.
-    serverFactory: (handler) => {
-      const server = createServer(
-        { requestTimeout, headersTimeout, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))) },
+    serverFactory: (handler) =>
+      createEdgeServer(
+        {
+          requestTimeoutMs: limits.requestTimeoutMs,
+          headersTimeoutMs: limits.headersTimeoutMs,
+          keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+          idleTimeoutMs: limits.idleTimeoutMs,
+          linger: { maxBytes: limits.lingerBytes, maxMs: limits.lingerMs },
+        },
         handler,
-      );
-      server.setTimeout(limits.idleTimeoutMs);
-      return server;
-    },
+      ),
     clientErrorHandler: (error, socket) => answerParserError(error, socket, (problem) => refusals.reply(problem)),
     frameworkErrors: (error, _request, reply) => {
       const message = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` : "The request path does not decode as a URL";
