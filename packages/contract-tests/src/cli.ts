@@ -2,8 +2,9 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
-import { DEFAULT_MAX_TIME_MS, formatResult, formatSummary, LEVELS, parseLimit, parseSeed, randomSeed, runContractTests, SERVICES } from "./run.js";
+import { DEFAULT_MAX_TIME_MS, formatResult, formatStale, formatSummary, LEVELS, parseLimit, parseSeed, randomSeed, runContractTests, SERVICES } from "./run.js";
 import { junitXml } from "./junit.js";
+import { loadKnownDifferences } from "./known-differences.js";
 import { maskUrl, redactor } from "./secrets.js";
 import type { Service } from "./judge.js";
 import type { Level } from "./checks/types.js";
@@ -12,11 +13,15 @@ export const USAGE = `Usage: contract-test --service <entitlements|webdata> --ba
                      [--fixtures <FILE.json>] [--level <schema|behavior>] [--report <FILE.json>]
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
                      [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
+                     [--known-differences <FILE.json>]
 
   --generate          also send N generated requests per check: valid ones, ones that break one
                       constraint, and sequences that follow the description's links
   --seed              seed of the generated requests (default random; printed, so a run can be repeated)
   --junit             also write the results as JUnit XML, one test case per check
+  --known-differences failures you have accepted: a JSON array of {operation, check, reason, why};
+                      a failure of that check whose reason contains \`reason\` is reported KNOWN and
+                      does not fail the run; an entry that matched nothing is reported STALE
   --timeout           longest wait for one answer, headers and body (default ${DEFAULT_LIMITS.timeoutMs} ms);
                       a target that does not answer in time counts as unreachable
   --max-time          longest whole run (default ${DEFAULT_MAX_TIME_MS} ms); past it, unreachable
@@ -65,6 +70,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         generate: { type: "string" },
         seed: { type: "string" },
         junit: { type: "string" },
+        "known-differences": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -107,6 +113,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       maxAnswerBytes: parseLimit("--max-answer-bytes", pick("max-answer-bytes", "CONTRACT_MAX_ANSWER_BYTES")),
       generate,
       seed,
+      ...(typeof values["known-differences"] === "string" ? { knownDifferences: loadKnownDifferences(values["known-differences"]) } : {}),
       onResult: (result) => {
         if (progressShown) io.progress?.("");
         progressShown = false;
@@ -123,6 +130,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     if (typeof values.report === "string") writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
     if (typeof values.junit === "string") writeFileSync(values.junit, junitXml(report));
     if (report.generation) io.out(report.generation.summary);
+    for (const entry of report.stale ?? []) io.out(formatStale(entry));
     io.out(formatSummary(report));
     return report.failed === 0 ? 0 : 1;
   } catch (error) {

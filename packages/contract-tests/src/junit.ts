@@ -19,6 +19,8 @@ function testcase(service: string, result: CheckResult): string {
   const open = `    <testcase classname="${escapeXml(`${service}.${result.operation}`)}" name="${escapeXml(result.check)}"`;
   if (result.skipped) return `${open}>\n      <skipped message="${escapeXml(result.reason)}"/>\n    </testcase>`;
   if (result.passed) return `${open}/>`;
+  // An accepted difference is no failure of the run: it passes, with why it was accepted on record.
+  if (result.known !== undefined) return `${open}>\n      <system-out>${escapeXml(`known difference: ${result.known}\n${result.reason}`)}</system-out>\n    </testcase>`;
   const details = [
     result.reason,
     ...(result.failures ?? []).flatMap((failure) => ["", failure.reason, `seed: ${failure.reproduce.seed}`, `request: ${JSON.stringify(failure.reproduce.request)}`, ...failure.reproduce.curl]),
@@ -33,6 +35,6 @@ export function junitXml(report: Report): string {
     const cases = group.checks.map((check) => testcase(report.service, check)).join("\n");
     return `  <testsuite name="${escapeXml(`${report.service} ${operation}`)}" tests="${group.checks.length}" failures="${group.failed}" skipped="${skipped}">\n${cases}\n  </testsuite>`;
   });
-  const total = report.passed + report.failed + (report.skipped ?? 0);
+  const total = report.passed + report.failed + (report.known ?? 0) + (report.skipped ?? 0);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${escapeXml(`contract-test ${report.service}`)}" tests="${total}" failures="${report.failed}">\n${suites.join("\n")}\n</testsuites>\n`;
 }

@@ -5,6 +5,7 @@ import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
 import { CheckFailure, type Check, type CheckContext, type Level } from "./checks/types.js";
 import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
+import { KnownDifferences, type KnownDifference } from "./known-differences.js";
 import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
 
 /** A failure as reports show it: the key redacted from its reason, its reduced request and its curl lines. */
@@ -21,6 +22,8 @@ export interface ContractTestOptions {
   baseUrl: string;
   /** Bearer key; defaults to `fixtures.api_keys[service]`. */
   apiKey?: string;
+  /** Failures the implementer has accepted: reported as known, not failed (see `loadKnownDifferences`). */
+  knownDifferences?: readonly KnownDifference[];
   /** The fixtures object, or the path of a JSON file holding it. */
   fixtures?: Fixtures | string;
   level?: Level;
@@ -67,11 +70,15 @@ export interface CheckResult {
   reproduce?: Reproduction;
   /** Every distinct failure of a generated check, each with its reduced request. */
   failures?: Failure[];
+  /** A failure the implementer has accepted (--known-differences): why it is accepted. It does not fail the run. */
+  known?: string;
 }
 
 export interface OperationReport {
   passed: number;
   failed: number;
+  /** Failures an accepted known difference explains. */
+  known?: number;
   checks: CheckResult[];
 }
 
@@ -85,6 +92,10 @@ export interface Report {
   failed: number;
   /** Generated checks not run because the deadline passed. */
   skipped?: number;
+  /** Failures an accepted known difference explains; they do not count as failed. */
+  known?: number;
+  /** Accepted known differences that no failure matched this run: the difference is gone. */
+  stale?: KnownDifference[];
   /** Examples per generated check, and the seed that repeats them; absent without generation. */
   generation?: { examples: number; seed: number; stopped: boolean; summary: string };
   /** Results grouped by operationId, in the order the operations were first checked. */
@@ -206,11 +217,21 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
   const ctx: CheckContext = { caller, contract, level, fixtures };
   const report: Report = { service: options.service, baseUrl: shownBaseUrl, level, limits, passed: 0, failed: 0, operations: {} };
   const checks = listChecks(options.service, level, contract);
+  const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
+  const noteStale = () => {
+    const stale = known?.stale() ?? [];
+    if (stale.length > 0) report.stale = stale;
+  };
   const record = (result: CheckResult) => {
     const group = (report.operations[result.operation] ??= { passed: 0, failed: 0, checks: [] });
     group.checks.push(result);
+    const accepted = !result.passed && !result.skipped ? known?.explain(result.operation, result.check, result.reason) : undefined;
+    if (accepted) result.known = accepted.why;
     if (result.skipped) report.skipped = (report.skipped ?? 0) + 1;
-    else {
+    else if (result.known !== undefined) {
+      group.known = (group.known ?? 0) + 1;
+      report.known = (report.known ?? 0) + 1;
+    } else {
       group[result.passed ? "passed" : "failed"]++;
       report[result.passed ? "passed" : "failed"]++;
     }
@@ -234,7 +255,10 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
     record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed, reason: redact(reason) });
   }
 
-  if (generate === undefined) return report;
+  if (generate === undefined) {
+    noteStale();
+    return report;
+  }
   // Generation ends cleanly at the deadline: what ran is reported, the rest is marked skipped.
   const generated = generatedChecks(options.service, contract, { examples: generate, seed, onProgress: options.onProgress });
   let examples = 0;
@@ -262,20 +286,27 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
     ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${generated.length} generated checks reached, ${examples} examples sent; seed ${seed}`
     : `generation: ${generated.length} checks, ${examples} examples, seed ${seed}`;
   report.generation = { examples: generate, seed, stopped, summary };
+  noteStale();
   return report;
 }
 
 /** One line per check: status, operation and check name, what was checked, and why it passed or failed. */
 export function formatResult(result: CheckResult): string {
-  const status = result.skipped ? "SKIP" : result.passed ? "PASS" : "FAIL";
-  const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}`;
+  const status = result.skipped ? "SKIP" : result.passed ? "PASS" : result.known !== undefined ? "KNOWN" : "FAIL";
+  const accepted = result.known !== undefined ? ` (known difference: ${result.known})` : "";
+  const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}${accepted}`;
   if (!result.failures) return line;
   const details = result.failures.flatMap((failure, i) => [...(i > 0 ? [`     also: ${failure.reason}`] : []), `     seed: ${failure.reproduce.seed}`, ...failure.reproduce.curl.map((curl) => `     ${curl}`)]);
   return [line, ...details].join("\n");
 }
 
-export function formatSummary(report: Pick<Report, "passed" | "failed">): string {
-  return `${report.passed} passed, ${report.failed} failed`;
+export function formatSummary(report: Pick<Report, "passed" | "failed" | "known">): string {
+  return `${report.passed} passed, ${report.failed} failed${report.known ? `, ${report.known} known` : ""}`;
+}
+
+/** One line per accepted difference that no failure matched this run. */
+export function formatStale(entry: KnownDifference): string {
+  return `STALE ${entry.operation} ${entry.check}: no failure contains "${entry.reason}" any more; the entry (${entry.why}) can go`;
 }
 
 /** What one generated run cost: the figures the benchmarks quote. */
