@@ -53,6 +53,64 @@ for (const [name, upstream] of Object.entries(upstreams)) {
       expect(stack.webdata.counts.exchanges).toBeGreaterThanOrEqual(7);
     });
 
+    it("@mendable/firecrawl-js: every crawl option its types offer that the live v2 body declares breaks no rule", async () => {
+      const firecrawl = new Firecrawl({ apiKey: upstream.keys.webdata, apiUrl: stack.webdata.url });
+      const before = stack.webdata.counts.exchanges;
+      await firecrawl.startCrawl("example.com/docs", {
+        prompt: "Only the API reference",
+        excludePaths: ["^/blog/.*"],
+        includePaths: ["^/docs/.*"],
+        maxDiscoveryDepth: 2,
+        sitemap: "only",
+        ignoreQueryParameters: true,
+        deduplicateSimilarURLs: false,
+        limit: 20,
+        crawlEntireDomain: true,
+        allowExternalLinks: false,
+        allowSubdomains: true,
+        robotsUserAgent: "AcmeBot/1.0",
+        delay: 2,
+        maxConcurrency: 2,
+        webhook: { url: "https://hooks.example.com/crawl", headers: { "X-Token": "t" }, metadata: { run: "1" }, events: ["completed"] },
+        regexOnFullURL: true,
+        zeroDataRetention: false,
+        integration: "zapier",
+        scrapeOptions: {
+          formats: ["markdown", "rawHtml", "links", "images", "summary", "branding", "product", "menu", "audio", "video",
+            { type: "json", prompt: "Price", schema: { type: "object", properties: { price: { type: "number" } } } },
+            { type: "changeTracking", modes: ["git-diff", "json"], prompt: "Changes", tag: "daily" },
+            { type: "screenshot", fullPage: true, quality: 80, viewport: { width: 1280, height: 800 } },
+            { type: "attributes", selectors: [{ selector: "a", attribute: "href" }] },
+            { type: "question", question: "What does it cost?" },
+            { type: "highlights", query: "pricing" }],
+          headers: { Cookie: "a=b" },
+          includeTags: ["article"],
+          excludeTags: ["nav"],
+          onlyMainContent: false,
+          timeout: 400000,
+          waitFor: 2000,
+          mobile: true,
+          parsers: [{ type: "pdf", mode: "ocr", maxPages: 10 }, "image"],
+          actions: [{ type: "wait", milliseconds: 1000 }, { type: "wait", selector: "#main" }, { type: "click", selector: "#more" }, { type: "scroll", direction: "down" }, { type: "scrape" }],
+          location: { country: "us", languages: ["en-US"] },
+          skipTlsVerification: true,
+          removeBase64Images: false,
+          fastMode: true,
+          blockAds: false,
+          proxy: "stealth",
+          maxAge: 3600000,
+          minAge: 0,
+          storeInCache: false,
+          lockdown: false,
+          redactPII: { mode: "aggressive", entities: ["EMAIL", "PHONE"], replaceStyle: "mask" },
+          profile: { name: "shop-login", saveChanges: false },
+        },
+      });
+      await firecrawl.startCrawl("https://example.com", { scrapeOptions: { formats: ["html"], redactPII: true, parsers: [] } });
+      expect(stack.webdata.counts.exchanges - before).toBe(2);
+      expect(stack.webdata.violations).toEqual([]);
+    });
+
     it("autumn-js: check with a lock, track, finalize", async () => {
       const autumn = new Autumn({ secretKey: upstream.keys.entitlements, serverURL: stack.entitlements.url });
       const decision = await autumn.check({ customerId: upstream.customer, featureId: "messages", requiredBalance: 1, lock: { lockId: "proxy-lock", enabled: true } });
