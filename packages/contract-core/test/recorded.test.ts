@@ -6,10 +6,10 @@
 // contract than the recorded release, how the server was configured, or a contract fault awaiting
 // its spec change) is expected; a listed one that no longer occurs fails, so the list stays true.
 import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OpenApiValidators, loadBundle, type FieldError } from "../src/index.js";
+import { specExportDir } from "./fixture.js";
 
 interface Exchange {
   /** operationId in the bundle; null for a request the contract does not describe. */
@@ -43,13 +43,8 @@ interface KnownDifference {
   why: string;
 }
 
-const require = createRequire(import.meta.url);
-const specManifest = require.resolve("@api-contracts/spec/package.json");
 /** The folder the spec package exports its recorded exchanges from (`./recorded/*`), one folder per server. */
-const recordedDir = path.join(
-  path.dirname(specManifest),
-  (JSON.parse(readFileSync(specManifest, "utf8")) as { exports: Record<string, string> }).exports["./recorded/*"]!.replace("/*", ""),
-);
+const recordedDir = specExportDir("./recorded/*");
 const KNOWN_FILE = "known-differences.json";
 
 function serversRecorded(): string[] {
