@@ -1,4 +1,15 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import type { JsonObject } from "../src/index.js";
+
+/** The folder the spec package exports under a wildcard key (`./live-requests/*`, `./recorded/*`), read from its manifest. */
+export function specExportDir(key: string): string {
+  const manifest = createRequire(import.meta.url).resolve("@api-contracts/spec/package.json");
+  const exported = (JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, string> }).exports[key];
+  if (!exported) throw new Error(`@api-contracts/spec exports no ${key}`);
+  return path.join(path.dirname(manifest), exported.replace("/*", ""));
+}
 
 /** A small description that uses every kind of OpenAPI-level `$ref` the validators follow. */
 export function petStore(): JsonObject {

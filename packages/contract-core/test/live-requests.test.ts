@@ -2,10 +2,10 @@
 // decides it) with the validators every tool here uses: what the live service accepts, the contract
 // accepts; what it refuses, the contract refuses.
 import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OpenApiValidators, listApis, loadBundle, type FieldError, type RequestPart } from "../src/index.js";
+import { specExportDir } from "./fixture.js";
 
 interface LiveRequest {
   operation: string;
@@ -20,13 +20,8 @@ interface LiveRequest {
   why: string;
 }
 
-const require = createRequire(import.meta.url);
-const specManifest = require.resolve("@api-contracts/spec/package.json");
 /** The folder the spec package exports its judged requests from (`./live-requests/*`). */
-const liveRequestsDir = path.join(
-  path.dirname(specManifest),
-  (JSON.parse(readFileSync(specManifest, "utf8")) as { exports: Record<string, string> }).exports["./live-requests/*"]!.replace("/*", ""),
-);
+const liveRequestsDir = specExportDir("./live-requests/*");
 const SOURCE = /^([\w.-]+\/[\w.-]+@[0-9a-f]{7,40} \S+ \S+|seed \S.*)$/;
 
 function entriesOf(api: string): Array<LiveRequest & { file: string }> {

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// conformance firecrawl --source <apps/api> [--record <dir>] [--commit <sha>] [--generate <N>] [--report <file>]
+import { parseArgs } from "node:util";
+import { runFirecrawl } from "../src/firecrawl.mjs";
+import { stopAll, stopOnSignals } from "../src/processes.mjs";
+
+const USAGE = `Usage: conformance firecrawl --source <DIR> [--record <DIR>] [--commit <SHA>]
+                             [--generate <N>] [--report <FILE.json>]
+
+Installs and starts the open-source Firecrawl API server from DIR (a checkout of its apps/api
+folder) with redis-server on free ports of 127.0.0.1, self-hosted (no database authentication, no
+outside service), sends a fixed list of requests, then runs contract-test against it, and stops
+everything it started.
+
+  --source    Firecrawl's apps/api folder (its pnpm-lock.yaml is installed with pnpm from npm)
+  --record    write the exchanges there, one JSON array per operation (keys removed)
+  --commit    the checkout's commit, when DIR is not a git work tree
+  --generate  also run the kit's generated checks, N examples each (seed 20261123)
+  --report    where the kit writes its JSON report (default: the run's log folder)
+
+Needs redis-server on the PATH (Debian: apt-get install -y redis-server) and the npm registry.
+Exit status: the kit's (0 every check passed or known, 1 a check failed), 2 when set-up fails.`;
+
+async function main(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        source: { type: "string" },
+        record: { type: "string" },
+        commit: { type: "string" },
+        generate: { type: "string" },
+        report: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    console.error(`conformance: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1 || positionals[0] !== "firecrawl" || !values.source) {
+    console.error(`conformance: name the server (firecrawl) and --source\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.generate !== undefined && !/^[1-9]\d*$/.test(values.generate)) {
+    console.error(`conformance: --generate must be a whole number of at least 1, got '${values.generate}'`);
+    return 2;
+  }
+  stopOnSignals((line) => console.error(`conformance: ${line}`));
+  try {
+    return await runFirecrawl({
+      source: values.source,
+      record: values.record,
+      commit: values.commit,
+      generate: values.generate && Number(values.generate),
+      reportFile: values.report,
+    });
+  } catch (error) {
+    console.error(`conformance: ${error.message}`);
+    await stopAll();
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

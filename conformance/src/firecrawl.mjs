@@ -1,0 +1,153 @@
+// Runs the open-source Firecrawl API server from a checkout of its apps/api folder, self-hosted
+// (no database authentication, no outside service), records its answers and runs the kit.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { exchange, writeRecords } from "./exchanges.mjs";
+import { firecrawlRequests } from "./firecrawl-requests.mjs";
+import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+
+const require = createRequire(import.meta.url);
+
+/** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
+export const PNPM = "pnpm@9.15.9";
+/** A made-up key: self-hosted Firecrawl without database authentication accepts any. */
+const API_KEY = "fc-conformance0run0key0000000000000";
+
+export const LIMITS = {
+  installMs: 15 * 60_000,
+  buildMs: 10 * 60_000,
+  redisReadyMs: 15_000,
+  apiReadyMs: 120_000,
+  requestMs: 20_000,
+  contractTestMs: 10 * 60_000,
+};
+
+/** The commit of the checkout: `--commit`, else `git rev-parse HEAD` in it, else "unknown". */
+function commitOf(source, given) {
+  if (given) return given;
+  try {
+    return execFileSync("git", ["-C", source, "rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 }).trim();
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Whether a Redis server on the port answers PING. */
+function redisAnswers(port) {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(2_000, () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
+  });
+}
+
+/** Whether the API answers anything over HTTP. */
+async function httpAnswers(baseUrl) {
+  const response = await fetch(baseUrl, { signal: AbortSignal.timeout(3_000) });
+  await response.body?.cancel();
+  return true;
+}
+
+function seconds(since) {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * The whole run. Resolves with the exit code: the kit's (0 or 1), or 2 when set-up fails.
+ * Whatever happens, every process it started is stopped before it resolves.
+ */
+export async function runFirecrawl({ source, record, commit, generate, reportFile, log = console.log }) {
+  const started = Date.now();
+  const api = path.resolve(source);
+  const logDir = mkdtempSync(path.join(tmpdir(), "conformance-firecrawl-"));
+  try {
+    if (!existsSync(path.join(api, "package.json")) || !existsSync(path.join(api, "pnpm-lock.yaml"))) {
+      throw new Error(`${api} is not Firecrawl's apps/api folder (no package.json and pnpm-lock.yaml)`);
+    }
+    if (!(await onPath("redis-server"))) {
+      throw new Error("redis-server is not on the PATH; install it (Debian: apt-get install -y redis-server), then run again");
+    }
+    const sha = commitOf(api, commit);
+    const server = `firecrawl/firecrawl@${sha}`;
+    log(`source ${api} (${server}); logs in ${logDir}`);
+
+    log(`installing dependencies with ${PNPM} ...`);
+    const pnpm = ["-y", PNPM];
+    if ((await run("npx", [...pnpm, "install", "--frozen-lockfile"], { cwd: api, timeoutMs: LIMITS.installMs, logFile: path.join(logDir, "install.log") })) !== 0) {
+      throw new Error(`pnpm install failed; see ${path.join(logDir, "install.log")}`);
+    }
+    log(`building (tsc) ...`);
+    if ((await run("npx", [...pnpm, "run", "build"], { cwd: api, timeoutMs: LIMITS.buildMs, logFile: path.join(logDir, "build.log") })) !== 0) {
+      throw new Error(`the build failed; see ${path.join(logDir, "build.log")}`);
+    }
+
+    const redisPort = await freePort();
+    const redis = startDaemon("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      cwd: logDir,
+      logFile: path.join(logDir, "redis.log"),
+    });
+    await waitUntil(() => redisAnswers(redisPort), { timeoutMs: LIMITS.redisReadyMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
+
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    // Only what the server needs: no keys of outside services reach it from this shell.
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? tmpdir(),
+      ENV: "local",
+      USE_DB_AUTHENTICATION: "false",
+      REDIS_URL: redisUrl,
+      REDIS_RATE_LIMIT_URL: redisUrl,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+    };
+    const server$ = startDaemon("node", ["dist/src/index.js"], { cwd: api, env, logFile: path.join(logDir, "api.log") });
+    await waitUntil(() => httpAnswers(baseUrl), { timeoutMs: LIMITS.apiReadyMs, what: "the Firecrawl API", stillRunning: () => server$.exitCode === null });
+    log(`set-up took ${seconds(started)}; API on ${baseUrl}, redis on ${redisPort}`);
+
+    const values = {};
+    const exchanges = [];
+    for (const request of firecrawlRequests()) {
+      const item = await exchange(baseUrl, request, { apiKey: API_KEY, server, values, timeoutMs: LIMITS.requestMs });
+      for (const [name, member] of Object.entries(request.capture ?? {})) {
+        const value = item.responseBody?.[member];
+        if (typeof value === "string") values[name] = value;
+      }
+      exchanges.push(item);
+      log(`${String(item.status).padEnd(4)}${item.method.padEnd(7)}${item.path}${item.query ? `?${new URLSearchParams(item.query)}` : ""}  ${item.note}`);
+    }
+    log(`${exchanges.length} exchanges`);
+    if (record) {
+      const files = writeRecords(path.resolve(record), exchanges);
+      log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
+    }
+
+    const kit = require.resolve("@api-contracts/contract-tests/package.json");
+    const kitBin = path.join(path.dirname(kit), JSON.parse(readFileSync(kit, "utf8")).bin["contract-test"]);
+    const report = reportFile ?? path.join(logDir, "contract-test-report.json");
+    const known = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "known-differences", "firecrawl.json");
+    const args = [kitBin, "--service", "webdata", "--base-url", baseUrl, "--level", "schema", "--report", report];
+    if (existsSync(known)) args.push("--known-differences", known);
+    if (generate) args.push("--generate", String(generate), "--seed", "20261123");
+    log(`contract-test ${args.slice(1).join(" ")}`);
+    const code = await run(process.execPath, args, {
+      env: { ...process.env, CONTRACT_API_KEY: API_KEY },
+      timeoutMs: LIMITS.contractTestMs,
+    });
+    log(`contract-test exit ${code}; report ${report}; whole run ${seconds(started)}`);
+    return code;
+  } finally {
+    await stopAll();
+  }
+}

@@ -1,0 +1,4 @@
+export { runFirecrawl, PNPM, LIMITS } from "./firecrawl.mjs";
+export { firecrawlRequests, judgedCrawlBodies } from "./firecrawl-requests.mjs";
+export { exchange, redact, writeRecords, MAX_ANSWER_BYTES } from "./exchanges.mjs";
+export { freePort, run, startDaemon, stopAll, stopGroup, waitUntil } from "./processes.mjs";

@@ -1,0 +1,121 @@
+// The processes a conformance run starts: each in its own process group, so that stopping it also
+// stops what it started (pnpm's children, the API's workers); every wait is bounded.
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { createServer } from "node:net";
+
+/** Children still running, by pid. */
+const running = new Map();
+
+/** A free TCP port on 127.0.0.1, chosen by the system. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether an executable is on the PATH. */
+export async function onPath(command) {
+  const code = await run("sh", ["-c", `command -v ${command}`], { timeoutMs: 5_000, quiet: true }).catch(() => 1);
+  return code === 0;
+}
+
+function startGroup(command, args, { cwd, env, logFile, quiet }) {
+  const child = spawn(command, args, {
+    cwd,
+    env: env ?? process.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const sink = logFile ? createWriteStream(logFile, { flags: "a" }) : undefined;
+  for (const [stream, echo] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+    stream.on("data", (chunk) => {
+      sink?.write(chunk);
+      if (!quiet && !sink) echo.write(chunk);
+    });
+  }
+  child.once("exit", () => {
+    running.delete(child.pid);
+    sink?.end();
+  });
+  if (child.pid !== undefined) running.set(child.pid, child);
+  return child;
+}
+
+/**
+ * Runs a command to its end and resolves with its exit code; past `timeoutMs` its whole process
+ * group is stopped and the promise rejects, naming the command.
+ */
+export function run(command, args, { cwd, env, timeoutMs, logFile, quiet = false }) {
+  return new Promise((resolve, reject) => {
+    const child = startGroup(command, args, { cwd, env, logFile, quiet });
+    const timer = setTimeout(() => {
+      void stopGroup(child).then(() => reject(new Error(`${command} ${args.join(" ")} did not finish within ${timeoutMs} ms`)));
+    }, timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+/** Starts a long-running process (a server) in its own process group, its output appended to `logFile`. */
+export function startDaemon(command, args, { cwd, env, logFile }) {
+  const child = startGroup(command, args, { cwd, env, logFile, quiet: true });
+  child.once("error", () => running.delete(child.pid));
+  return child;
+}
+
+/** Stops a child's process group: SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopGroup(child, graceMs = 5_000) {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const signal = (name) => {
+    try {
+      process.kill(-child.pid, name);
+    } catch {
+      // the group is already gone
+    }
+  };
+  signal("SIGTERM");
+  const timer = setTimeout(() => signal("SIGKILL"), graceMs);
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, graceMs + 2_000))]);
+  clearTimeout(timer);
+  running.delete(child.pid);
+}
+
+/** Stops every process group this run started, newest first. */
+export async function stopAll() {
+  const children = [...running.values()].reverse();
+  for (const child of children) await stopGroup(child);
+}
+
+/** On SIGINT or SIGTERM: stop everything started, then exit 130 / 143. */
+export function stopOnSignals(log) {
+  for (const [name, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+    process.once(name, () => {
+      log(`${name}: stopping what was started`);
+      void stopAll().finally(() => process.exit(code));
+    });
+  }
+}
+
+/** Polls `probe` every `everyMs` until it resolves truthy; rejects with `what` after `timeoutMs`. */
+export async function waitUntil(probe, { timeoutMs, everyMs = 500, what, stillRunning }) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (stillRunning && !stillRunning()) throw new Error(`${what}: the process exited before it was ready`);
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import { firecrawlRequests, redact } from "../src/index.mjs";
+
+const require = createRequire(import.meta.url);
+const bundle = JSON.parse(readFileSync(require.resolve("@api-contracts/spec/webdata.json"), "utf8"));
+const operationIds = Object.values(bundle.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
+
+describe("the Firecrawl request list", () => {
+  const requests = firecrawlRequests();
+
+  it("sends at least 40 requests and asks every web data operation, with and without a credential", () => {
+    expect(requests.length).toBeGreaterThanOrEqual(40);
+    for (const id of operationIds) {
+      const forms = new Set(requests.filter((r) => r.operation === id).map((r) => r.auth));
+      expect([...forms].sort(), id).toEqual(expect.arrayContaining(["bearer", "none"]));
+    }
+  });
+
+  it("fills a path placeholder only from a value an earlier request captures", () => {
+    const captured = new Set();
+    for (const request of requests) {
+      for (const [, name] of request.path.matchAll(/\{(\w+)\}/g)) expect(captured.has(name), request.path).toBe(true);
+      for (const name of Object.keys(request.capture ?? {})) captured.add(name);
+    }
+  });
+});
+
+it("redact: removes a key from an answer in any letter case", () => {
+  expect(redact('{"echo":"FC-SECRET0KEY","again":"fc-secret0key"}', ["fc-secret0key"])).toBe('{"echo":"[redacted]","again":"[redacted]"}');
+});

@@ -1,0 +1,168 @@
+// Replays what real servers answered (recorded by `conformance <server> --record`) against the
+// bundles: (a) every recorded answer is judged with the response validator of its operation and
+// status, (b) a recorded acceptance (2xx) or refusal of the input (400) agrees with the contract's
+// judgement of the request (request validators plus x-rules), (c) a request without a Bearer
+// credential is not served. A disagreement listed in the server's known-differences.json (a newer
+// contract than the recorded release, how the server was configured, or a contract fault awaiting
+// its spec change) is expected; a listed one that no longer occurs fails, so the list stays true.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { OpenApiValidators, loadBundle, type FieldError } from "../src/index.js";
+import { specExportDir } from "./fixture.js";
+
+interface Exchange {
+  /** operationId in the bundle; null for a request the contract does not describe. */
+  operation: string | null;
+  method: string;
+  path: string;
+  query?: Record<string, unknown>;
+  /** Which credential form was sent; its value is never recorded. */
+  authorization: "bearer" | "basic" | "none";
+  requestBody?: unknown;
+  /** A body that is not JSON, sent as it is. */
+  requestRaw?: string;
+  status: number;
+  contentType: string;
+  responseBody: unknown;
+  /** owner/repo@commit of the server that answered. */
+  server: string;
+  note: string;
+}
+
+type Check = "response" | "verdict" | "auth";
+
+interface KnownDifference {
+  operation: string;
+  check: Check;
+  /** A substring of the disagreement: "<check>: <detail> -- <METHOD> <path> <body>". */
+  match: string;
+  /** version: the recorded release is older than the contract; configuration: how the server was run; contract: the contract is wrong (a spec change is due). */
+  kind: "version" | "configuration" | "contract";
+  differs: string;
+  why: string;
+}
+
+/** The folder the spec package exports its recorded exchanges from (`./recorded/*`), one folder per server. */
+const recordedDir = specExportDir("./recorded/*");
+const KNOWN_FILE = "known-differences.json";
+
+function serversRecorded(): string[] {
+  return readdirSync(recordedDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+function exchangesOf(server: string): Array<Exchange & { file: string }> {
+  const dir = path.join(recordedDir, server);
+  return readdirSync(dir)
+    .filter((file) => file.endsWith(".json") && file !== KNOWN_FILE)
+    .sort()
+    .flatMap((file) => (JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Exchange[]).map((item) => ({ ...item, file })));
+}
+
+function knownOf(server: string): KnownDifference[] {
+  try {
+    return JSON.parse(readFileSync(path.join(recordedDir, server, KNOWN_FILE), "utf8")) as KnownDifference[];
+  } catch {
+    return [];
+  }
+}
+
+const shown = (problems: FieldError[]) => problems.map((p) => `${p.in} ${p.path.join(".")}: ${p.message}`).join("; ");
+
+function requestLine(item: Exchange): string {
+  const query = item.query ? `?${new URLSearchParams(Object.entries(item.query).map(([k, v]) => [k, String(v)]))}` : "";
+  const body = item.requestRaw ?? (item.requestBody === undefined ? "" : JSON.stringify(item.requestBody));
+  return `${item.method} ${item.path}${query} ${body}`.trimEnd();
+}
+
+/** Every way an exchange disagrees with the contract, each as "<check>: <detail> -- <request>". */
+function disagreements(validators: OpenApiValidators, item: Exchange): Array<{ check: Check; text: string }> {
+  const operation = validators.listOperations().find((op) => op.operationId === item.operation);
+  if (!operation) throw new Error(`no operation ${item.operation}`);
+  const found: Array<{ check: Check; detail: string }> = [];
+
+  const documented = validators.documentedResponse(operation.method, operation.path, item.status);
+  const mediaTypes = documented ? Object.keys(documented.content) : [];
+  if (!documented) found.push({ check: "response", detail: `status ${item.status} is not documented` });
+  else if (mediaTypes.length > 0 && !mediaTypes.some((type) => item.contentType.toLowerCase().startsWith(type))) {
+    found.push({ check: "response", detail: `${item.status} Content-Type ${item.contentType.split(";")[0]} is not documented (${mediaTypes.join(", ")})` });
+  } else {
+    const validate = validators.response(operation.method, operation.path, item.status, item.contentType);
+    if (validate && !validate(item.responseBody)) {
+      const errors = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ");
+      found.push({ check: "response", detail: `${item.status} body does not match: ${errors}` });
+    }
+  }
+
+  const query = Object.fromEntries(Object.entries(item.query ?? {}).map(([k, v]) => [k, String(v)]));
+  const problems =
+    item.requestRaw !== undefined
+      ? [{ in: "body", path: [], keyword: "json", params: {}, message: "is not JSON" } as FieldError]
+      : validators
+          .request(operation.method, operation.path)
+          .validate({ path: item.path, query, headers: {}, body: item.requestBody })
+          .filter((problem) => problem.in !== "header");
+  const accepted = item.status >= 200 && item.status < 300;
+  if (accepted && problems.length > 0) found.push({ check: "verdict", detail: `live accepted (${item.status}), the contract refuses: ${shown(problems)}` });
+  if (item.status === 400 && problems.length === 0) found.push({ check: "verdict", detail: `live refused (400), the contract accepts` });
+
+  if (accepted && item.authorization !== "bearer") found.push({ check: "auth", detail: `live served (${item.status}) a request with ${item.authorization === "none" ? "no credential" : "a Basic credential"}` });
+
+  return found.map(({ check, detail }) => ({ check, text: `${check}: ${detail} -- ${requestLine(item)}` }));
+}
+
+const servers = serversRecorded();
+
+it("the recorded exchanges hold at least 40 answers of real servers, with no credential in them", () => {
+  const all = servers.flatMap(exchangesOf);
+  expect(all.length).toBeGreaterThanOrEqual(40);
+  for (const item of all) {
+    expect(item.server, item.file).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+    expect(["bearer", "basic", "none"], item.file).toContain(item.authorization);
+    const text = JSON.stringify(item);
+    expect(text, item.file).not.toMatch(/(Bearer|Basic) [\w+/=-]{16,}|fc-[0-9a-z]{20,}/);
+  }
+});
+
+describe.each(servers)("%s: recorded answers agree with the contract, or differ as listed", (server) => {
+  const validators = new OpenApiValidators(loadBundle("webdata"));
+  const exchanges = exchangesOf(server);
+  const known = knownOf(server);
+  const outside = exchanges.filter((item) => item.operation === null);
+  const judged = exchanges.filter((item) => item.operation !== null);
+  const listed = (operation: string, found: { check: Check; text: string }) =>
+    known.find((entry) => entry.operation === operation && entry.check === found.check && found.text.includes(entry.match));
+  /** Each judged exchange with its disagreements, worked out once so that every test below sees them all. */
+  const results = judged.map((item) => ({ item, found: disagreements(validators, item) }));
+
+  it("every known difference names its operation, check, kind, what differs and why", () => {
+    for (const entry of known) {
+      expect(["response", "verdict", "auth"], entry.match).toContain(entry.check);
+      expect(["version", "configuration", "contract"], entry.match).toContain(entry.kind);
+      expect(validators.listOperations().map((op) => op.operationId), entry.match).toContain(entry.operation);
+      for (const member of [entry.match, entry.differs, entry.why]) expect(member.length, entry.match).toBeGreaterThan(0);
+    }
+  });
+
+  it.each(results.map(({ item, found }, index) => [`${item.file} #${index} ${item.status} ${requestLine(item).slice(0, 120)}`, item, found] as const))(
+    "%s",
+    (_name, item, found) => {
+      const unlisted = found.filter((one) => !listed(item.operation!, one)).map((one) => one.text);
+      expect(unlisted, `${item.note} (${item.server})`).toEqual([]);
+    },
+  );
+
+  it("every listed known difference still occurs", () => {
+    const stale = known.filter((entry) => !results.some(({ item, found }) => found.some((one) => listed(item.operation!, one) === entry)));
+    expect(stale.map((entry) => `${entry.operation} ${entry.check}: ${entry.match}`)).toEqual([]);
+  });
+
+  it("requests recorded as outside the contract are still outside it", () => {
+    for (const item of outside) {
+      expect(validators.findOperation(item.method, item.path), `${item.method} ${item.path} is now described: record it under its operation`).toBeUndefined();
+    }
+  });
+});
