@@ -10,11 +10,15 @@ import type { Service } from "./judge.js";
 import type { Level } from "./checks/types.js";
 
 export const USAGE = `Usage: contract-test --service <entitlements|webdata> --base-url <URL> [--api-key <KEY>]
-                     [--fixtures <FILE.json>] [--level <schema|behavior>] [--report <FILE.json>]
+                     [--fixtures <FILE.json>] [--level <schema|behavior|http>] [--report <FILE.json>]
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
                      [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
                      [--known-differences <FILE.json>]
 
+  --level             schema (default): every operation through the generated clients;
+                      behavior: also the stateful rules (needs --fixtures) and the HTTP probes;
+                      http: only the HTTP probes, raw requests fetch will not send (control bytes,
+                      a broken request line, conflicting framing, huge headers or bodies, a stall)
   --generate          also send N generated requests per check: valid ones, ones that break one
                       constraint, and sequences that follow the description's links
   --seed              seed of the generated requests (default random; printed, so a run can be repeated)

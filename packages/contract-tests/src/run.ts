@@ -3,9 +3,10 @@ import { maskUrl, redactor, withoutCredentials } from "./secrets.js";
 import { Contract, loadBundledSpec, type Service } from "./judge.js";
 import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
-import { CheckFailure, type Check, type CheckContext, type Level } from "./checks/types.js";
+import { CheckFailure, type Check, type CheckContext, type Level, type Outcome } from "./checks/types.js";
 import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
 import { KnownDifferences, type KnownDifference } from "./known-differences.js";
+import { httpProbes } from "./probes/checks.js";
 import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
 
 /** A failure as reports show it: the key redacted from its reason, its reduced request and its curl lines. */
@@ -15,7 +16,7 @@ export function shownFailure(failure: Failure, redact: (text: string) => string)
 }
 
 export const SERVICES: readonly Service[] = ["entitlements", "webdata"];
-export const LEVELS: readonly Level[] = ["schema", "behavior"];
+export const LEVELS: readonly Level[] = ["schema", "behavior", "http"];
 
 export interface ContractTestOptions {
   service: Service;
@@ -132,10 +133,10 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
   };
 }
 
-/** The checks a level runs for a service, in order. */
+/** The checks a level runs for a service, in order: schema checks, behaviour checks, then the HTTP probes. */
 export function listChecks(service: Service, level: Level, contract = new Contract(loadBundledSpec(service))): Check[] {
-  const all = service === "entitlements" ? entitlementsChecks(contract) : webdataChecks(contract);
-  return all.filter((check) => level === "behavior" || check.level === "schema");
+  const all = [...(service === "entitlements" ? entitlementsChecks(contract) : webdataChecks(contract)), ...httpProbes(contract)];
+  return all.filter((check) => level === "behavior" || check.level === level);
 }
 
 interface Resolved {
@@ -185,6 +186,7 @@ function resolveOptions(options: ContractTestOptions): Resolved {
     maxAnswerBytes: parseLimit("maxAnswerBytes", options.maxAnswerBytes) ?? DEFAULT_LIMITS.maxAnswerBytes,
   };
   const generate = parseLimit("generate", options.generate);
+  if (generate !== undefined && level === "http") throw new UsageError("generate applies to the schema and behavior levels, not to http");
   if (options.seed !== undefined && !(Number.isSafeInteger(options.seed) && Math.abs(options.seed) <= 0x7fffffff)) {
     throw new UsageError(`seed must be a whole number between -2147483647 and 2147483647 (got ${JSON.stringify(options.seed)})`);
   }
@@ -214,7 +216,7 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
   const deadlineAt = Date.now() + limits.maxTimeMs;
   const deadline = AbortSignal.timeout(limits.maxTimeMs);
   const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch });
-  const ctx: CheckContext = { caller, contract, level, fixtures };
+  const ctx: CheckContext = { caller, contract, level, fixtures, wire: { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline } };
   const report: Report = { service: options.service, baseUrl: shownBaseUrl, level, limits, passed: 0, failed: 0, operations: {} };
   const checks = listChecks(options.service, level, contract);
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
@@ -238,21 +240,27 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
     options.onResult?.(result);
   };
 
+  const runOne = async (check: Check): Promise<Outcome | UnreachableError> => {
+    try {
+      return await check.run(ctx);
+    } catch (error) {
+      if (error instanceof UnreachableError) return error;
+      return { ok: false, reason: error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}` };
+    }
+  };
+  // Checks that mostly wait on the server start together when the first of them is reached, and
+  // are reported in their place: the run costs one wait, not one per operation.
+  const waiting = new Map<Check, Promise<Outcome | UnreachableError>>();
   for (const [index, check] of checks.entries()) {
     if (deadline.aborted) throw new UnreachableError(`the run did not finish within ${limits.maxTimeMs} ms (--max-time); ${index} of ${checks.length} checks ran`);
-    let passed: boolean;
-    let reason: string;
-    try {
-      const outcome = await check.run(ctx);
-      passed = outcome.ok;
-      reason = outcome.reason;
-    } catch (error) {
-      // A target that stops answering would cost a timeout per remaining check: the run ends here.
-      if (error instanceof UnreachableError) throw new UnreachableError(redact(error.message));
-      passed = false;
-      reason = error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}`;
+    if (check.waits && !waiting.has(check)) for (const later of checks.slice(index)) if (later.waits) waiting.set(later, runOne(later));
+    const outcome = await (waiting.get(check) ?? runOne(check));
+    // A target that stops answering would cost a timeout per remaining check: the run ends here.
+    if (outcome instanceof UnreachableError) {
+      await Promise.allSettled(waiting.values());
+      throw new UnreachableError(redact(outcome.message));
     }
-    record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed, reason: redact(reason) });
+    record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed: outcome.ok, reason: redact(outcome.reason) });
   }
 
   if (generate === undefined) {

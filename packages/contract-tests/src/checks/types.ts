@@ -1,8 +1,10 @@
 import type { Caller, CallResult } from "../http.js";
 import type { Contract } from "../judge.js";
 import type { Fixtures } from "../fixtures.js";
+import type { WireTarget } from "../probes/wire.js";
 
-export type Level = "schema" | "behavior";
+/** `schema` and `behavior` speak through the generated clients; `http` sends raw bytes (behaviour level runs it too). */
+export type Level = "schema" | "behavior" | "http";
 
 export interface Outcome {
   ok: boolean;
@@ -14,14 +16,18 @@ export interface CheckContext {
   contract: Contract;
   level: Level;
   fixtures: Fixtures | undefined;
+  /** Where raw requests go (the probes of the http level). */
+  wire: WireTarget;
 }
 
 /** One named check of one operation. `name` is stable: reports and tests refer to it. */
 export interface Check {
   operation: string;
   name: string;
-  /** The lowest level that runs the check: schema checks run at both levels. */
+  /** The lowest level that runs the check: schema checks run at both client levels; behaviour runs every check. */
   level: Level;
+  /** Mostly waits on the server (a stalled body): such checks run together, not one after another. */
+  waits?: boolean;
   /** What is checked, in words. */
   what: string;
   run(ctx: CheckContext): Promise<Outcome>;

@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import { ContractErrors, createEdgeServer, listen, type Problem } from "@api-contracts/contract-core";
+import type { Service } from "../../src/index.js";
+import { KIT_TARGET_LIMITS } from "./helpers.js";
 
 /** A request on its way to the target; a fault may change any part of it. */
 export interface ProxiedRequest {
@@ -37,10 +39,28 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Starts an HTTP proxy on 127.0.0.1 (port 0) that forwards to `target` and applies `fault`. */
-export async function startFaultProxy(target: string, fault: Fault): Promise<FaultProxy> {
+/** Larger declared bodies are refused with 413 before reading: the proxy keeps the HTTP edge of the server behind it. */
+const BODY_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * Starts an HTTP proxy on 127.0.0.1 (port 0) that forwards to `target` and applies `fault`. Its
+ * own HTTP edge answers as the API does (parser refusals, deadlines, an oversized body), so that
+ * with no fault the kit's HTTP probes pass through it too.
+ */
+export async function startFaultProxy(service: Service, target: string, fault: Fault): Promise<FaultProxy> {
   const upstream: Upstream = (method, path, headers, body) => fetch(new URL(path, target), { method, headers, body });
-  const server = createServer(async (req, res) => {
+  const errors = new ContractErrors(service);
+  const word = (problem: Problem) => errors.reply(problem);
+  // The kit keeps connections open between checks, which may pause for seconds while they reduce a
+  // failure: a connection closed by the proxy meanwhile would be reset under the next request.
+  const limits = { ...KIT_TARGET_LIMITS, keepAliveTimeoutMs: 120_000 };
+  const server = createEdgeServer(limits, async (req, res) => {
+    if (Number(req.headers["content-length"] ?? 0) > BODY_LIMIT) {
+      const reply = word({ kind: "too-large", limit: BODY_LIMIT });
+      res.writeHead(reply.status, { "content-type": "application/json", connection: "close" });
+      res.end(JSON.stringify(reply.body));
+      return;
+    }
     try {
       const url = new URL(req.url ?? "/", "http://proxy");
       const headers = new Headers();
@@ -65,14 +85,10 @@ export async function startFaultProxy(target: string, fault: Fault): Promise<Fau
       res.writeHead(502, { "content-type": "text/plain" });
       res.end(`fault proxy: ${(error as Error).message}`);
     }
-  });
-  // The kit keeps connections open between checks, which may pause for seconds while they reduce a
-  // failure: a connection closed by the proxy meanwhile would be reset under the next request.
-  server.keepAliveTimeout = 120_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  }, word);
+  const { url } = await listen(server, 0, "127.0.0.1");
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };
 }

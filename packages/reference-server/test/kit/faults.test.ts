@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listChecks, type Service } from "@api-contracts/contract-tests";
 import { defaultFixtures, startReferenceServer } from "../../src/index.js";
 import { editJson, jsonOf, startFaultProxy, type Fault } from "./fault-proxy.js";
-import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, runCli } from "./helpers.js";
+import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
 
 interface FaultCase {
   service: Service;
@@ -234,8 +234,8 @@ const cases: FaultCase[] = [
 ];
 
 async function runThroughProxy(service: Service, inject: Fault) {
-  const server = await startReferenceServer({ service });
-  const proxy = await startFaultProxy(server.url, inject);
+  const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
+  const proxy = await startFaultProxy(service, server.url, inject);
   try {
     return await runCli(["--service", service, "--base-url", proxy.url, "--fixtures", fixturesFile, "--level", "behavior"]);
   } finally {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { runContractTests } from "@api-contracts/contract-tests";
 import { defaultFixtures, startReferenceServer } from "../../src/index.js";
-import { KIT_RUN_TIMEOUT_MS } from "./helpers.js";
+import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS } from "./helpers.js";
 
 const SEEDS = [1, 20261123, 987654321];
 
@@ -10,7 +10,7 @@ describe.each(["entitlements", "webdata"] as const)("%s reference implementation
   it.each(SEEDS)(
     "no false alarm: --generate 200 with seed %i passes at behaviour level",
     async (seed) => {
-      const server = await startReferenceServer({ service });
+      const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
       try {
         const report = await runContractTests({ service, baseUrl: server.url, fixtures: defaultFixtures, level: "behavior", generate: 200, seed });
         const checks = Object.values(report.operations).flatMap((group) => group.checks);

@@ -7,6 +7,12 @@ import { defaultFixtures } from "../../src/index.js";
 /** One behaviour-level run of the kit, on a small machine shared with other suites. */
 export const KIT_RUN_TIMEOUT_MS = 180_000;
 
+/**
+ * Request deadlines of a server under the kit's behaviour level: its stalled-body probe waits
+ * `--timeout` (10 s) for the 408, so the server must give up on a request well before that.
+ */
+export const KIT_TARGET_LIMITS = { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 };
+
 
 /** A temporary folder holding this server's default fixtures as a file. */
 export function fixturesOnDisk(prefix: string): { dir: string; file: string; remove(): void } {

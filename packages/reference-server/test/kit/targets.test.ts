@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listChecks } from "@api-contracts/contract-tests";
 import { startReferenceServer } from "../../src/index.js";
-import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, runCli } from "./helpers.js";
+import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
 
 let fixturesFile: string;
 let removeFixtures: () => void;
@@ -15,7 +15,7 @@ afterAll(() => removeFixtures());
 describe.each(["entitlements", "webdata"] as const)("%s reference implementation under the contract-test kit", (service) => {
   let server: { url: string; close(): Promise<void> };
   beforeAll(async () => {
-    server = await startReferenceServer({ service });
+    server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
   });
   afterAll(() => server?.close());
 

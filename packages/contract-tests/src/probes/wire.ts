@@ -1,0 +1,199 @@
+import { ClientRequest, type IncomingHttpHeaders } from "node:http";
+import { connect as connectTcp, type Socket } from "node:net";
+import { connect as connectTls } from "node:tls";
+import { Duplex } from "node:stream";
+import { shellQuote } from "../generate/curl.js";
+
+/**
+ * One piece of a raw request. The key and long runs stay symbolic so that a reproduction can
+ * print `$API_KEY` and a `head -c` instead of the key and 64 KiB of filler.
+ */
+export type Piece = { text: string } | { key: true } | { fill: string; count: number };
+
+/** Where raw requests go, and what bounds each of them. */
+export interface WireTarget {
+  url: URL;
+  apiKey: string;
+  timeoutMs: number;
+  maxAnswerBytes: number;
+  /** The run's deadline: a probe in flight stops when it passes. */
+  deadline?: AbortSignal;
+}
+
+/** What came back for a raw request, read with node's own HTTP parser. */
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  contentType: string | null;
+  bodyText: string;
+}
+
+export type WireOutcome =
+  | { kind: "answer"; answer: RawAnswer; connection: "closed" | "reusable" | "hanging" | "broken" }
+  | { kind: "no-answer"; why: string }
+  /** The connection could not be made at all: the target is unreachable, not at fault. */
+  | { kind: "unreachable"; why: string };
+
+/** The bytes of a raw request. */
+export function rawBytes(pieces: readonly Piece[], apiKey: string): Buffer {
+  return Buffer.concat(pieces.map((piece) => Buffer.from("text" in piece ? piece.text : "key" in piece ? apiKey : piece.fill.repeat(piece.count), "latin1")));
+}
+
+/** printf's format-string escape for one character. */
+function printfChar(char: string): string {
+  if (char === "\r") return "\\r";
+  if (char === "\n") return "\\n";
+  if (char === "\\") return "\\\\";
+  if (char === "%") return "%%";
+  const code = char.charCodeAt(0);
+  return code < 0x20 || code === 0x7f ? `\\${code.toString(8).padStart(3, "0")}` : char;
+}
+
+/**
+ * A shell command that sends the same bytes without the kit: `printf` writes them (the key as
+ * "$API_KEY", filler from `head -c`), `nc` or `openssl s_client` carries them, and a `sleep`
+ * keeps the connection open long enough to read the answer.
+ */
+export function reproduction(pieces: readonly Piece[], url: URL, holdSeconds: number): string {
+  let format = "";
+  const args: string[] = [];
+  for (const piece of pieces) {
+    if ("text" in piece) format += [...piece.text].map(printfChar).join("");
+    else {
+      format += "%s";
+      args.push("key" in piece ? '"$API_KEY"' : `"$(head -c ${piece.count} /dev/zero | tr '\\0' ${shellQuote(piece.fill)})"`);
+    }
+  }
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  const carrier = url.protocol === "https:" ? `openssl s_client -quiet -connect ${url.hostname}:${port} -servername ${url.hostname}` : `nc ${url.hostname} ${port}`;
+  return `(printf ${shellQuote(format)}${args.map((arg) => ` ${arg}`).join("")}; sleep ${holdSeconds}) | ${carrier}`;
+}
+
+function open(url: URL): Socket {
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return url.protocol === "https:" ? connectTls({ host, port, servername: host === url.hostname ? host : undefined }) : connectTcp({ host, port });
+}
+
+/**
+ * A view of the socket for node's HTTP client parser: it reads what the server sends, and drops
+ * what the client would write (the kit writes its raw bytes to the socket itself).
+ */
+function readingView(socket: Socket): { view: Duplex; detach(): void } {
+  const view = new Duplex({
+    read() {},
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
+  const onData = (chunk: Buffer) => view.push(chunk);
+  const onEnd = () => view.push(null);
+  const onError = (error: Error) => view.destroy(error);
+  socket.on("data", onData).on("end", onEnd).on("error", onError).on("close", onEnd);
+  return {
+    view,
+    detach: () => {
+      socket.off("data", onData).off("end", onEnd).off("error", onError).off("close", onEnd);
+    },
+  };
+}
+
+/**
+ * Settles when one wait of `--timeout` is over, or the run's deadline passes. A plain timer, not
+ * AbortSignal.timeout/any: a composite signal nobody else holds may be collected before it fires.
+ */
+function timeUp(target: WireTarget): { expired: Promise<"aborted">; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const expired = new Promise<"aborted">((resolve) => {
+    timer = setTimeout(() => resolve("aborted"), target.timeoutMs);
+    onAbort = () => resolve("aborted");
+    if (target.deadline?.aborted) resolve("aborted");
+    else target.deadline?.addEventListener("abort", onAbort, { once: true });
+  });
+  return {
+    expired,
+    stop: () => {
+      clearTimeout(timer);
+      if (onAbort) target.deadline?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** A second request, sent after an answer on a connection the server left open. */
+function followUpBytes(url: URL): Buffer {
+  return Buffer.from(`GET ${url.pathname.replace(/\/+$/, "")}/ HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`, "latin1");
+}
+
+/**
+ * Sends raw bytes on a fresh connection and reads one answer, within the timeout and the answer
+ * limit. With `stall`, the connection is left open after the bytes (the request is unfinished) and
+ * the server is expected to answer anyway. After an answer, the connection must be closed by the
+ * server or still answer a second request: one that does neither within the timeout is `hanging`.
+ */
+export async function sendRaw(target: WireTarget, method: string, pieces: readonly Piece[]): Promise<WireOutcome> {
+  const socket = open(target.url);
+  let connected = false;
+  socket.once(target.url.protocol === "https:" ? "secureConnect" : "connect", () => (connected = true));
+  socket.on("error", () => {});
+  const wait = timeUp(target);
+  const stoppedBy = () => (target.deadline?.aborted ? "the run's deadline passed (--max-time)" : `nothing within ${target.timeoutMs} ms (--timeout)`);
+  try {
+    const { view, detach } = readingView(socket);
+    const request = new ClientRequest({ createConnection: () => view, method, path: "/", headers: {}, setHost: false });
+    const answered = new Promise<RawAnswer | string>((resolve) => {
+      request.on("error", (error: Error & { code?: string }) => resolve(`the connection ended without a complete answer (${error.code ?? error.message})`));
+      request.on("response", (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > target.maxAnswerBytes) {
+            resolve(`the answer is longer than ${target.maxAnswerBytes} bytes (--max-answer-bytes)`);
+            socket.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on("error", (error: Error & { code?: string }) => resolve(`the answer broke off (${error.code ?? error.message})`));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            contentType: response.headers["content-type"] ?? null,
+            bodyText: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      });
+    });
+    request.end();
+    socket.write(rawBytes(pieces, target.apiKey));
+    const first = await Promise.race([answered, wait.expired]);
+    detach();
+    if (first === "aborted") return { kind: "no-answer", why: stoppedBy() };
+    if (typeof first === "string") return connected ? { kind: "no-answer", why: first } : { kind: "unreachable", why: first };
+    return { kind: "answer", answer: first, connection: await afterAnswer(socket, target) };
+  } finally {
+    wait.stop();
+    socket.destroy();
+  }
+}
+
+/** Whether the server closed the connection after its answer, or still serves it. */
+async function afterAnswer(socket: Socket, target: WireTarget): Promise<"closed" | "reusable" | "hanging" | "broken"> {
+  if (socket.destroyed || socket.readableEnded) return "closed";
+  const wait = timeUp(target);
+  const verdict = new Promise<"closed" | "reusable" | "broken">((resolve) => {
+    let seen = "";
+    socket.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("latin1", 0, Math.min(chunk.length, 16));
+      if (seen.length >= 12) resolve(/^HTTP\/1\.[01] \d{3}/.test(seen) ? "reusable" : "broken");
+    });
+    socket.on("end", () => resolve("closed"));
+    socket.on("close", () => resolve("closed"));
+  });
+  socket.write(followUpBytes(target.url));
+  const result = await Promise.race([verdict, wait.expired]);
+  wait.stop();
+  return result === "aborted" ? "hanging" : result;
+}
