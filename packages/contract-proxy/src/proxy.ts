@@ -148,7 +148,14 @@ function originForm(target: string): string | undefined {
 /** A request body sent on as it arrives, after the chunks already read of it. */
 async function* bodyOf(read: Buffer[], rest: IncomingMessage): AsyncGenerator<Buffer> {
   yield* read;
-  for await (const chunk of rest) yield chunk as Buffer;
+  // An upstream that answers early stops reading. The client's request is then drained, not
+  // destroyed: destroying it would reset the connection under a client still sending, which would
+  // never read the answer. The connection then closes lingering, within its bounds.
+  try {
+    for await (const chunk of rest.iterator({ destroyOnReturn: false })) yield chunk as Buffer;
+  } finally {
+    if (!rest.complete) rest.resume();
+  }
 }
 
 /**
