@@ -2,9 +2,8 @@
 // which judges each of its requests and the server's answers against the contract.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createConnection } from "node:net";
 import path from "node:path";
-import { freePort, startDaemon, stopGroup, waitUntil } from "./processes.mjs";
+import { freePort, probePort, startDaemon, stopGroup, waitUntil } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -21,20 +20,6 @@ export function summariseProxyReport(text) {
     notJudged: lines.filter((line) => line.judged === false).length,
     stale: lines.filter((line) => line.stale).map((line) => line.stale),
   };
-}
-
-/** Whether something listens on the port of 127.0.0.1. */
-function accepts(port) {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2_000, () => done(false));
-    socket.once("error", () => done(false));
-    socket.once("connect", () => done(true));
-  });
 }
 
 /** The contract-proxy command of the installed package. */
@@ -58,7 +43,7 @@ export async function runSdkThroughProxy({ baseUrl, apiKey, reportFile, logFile,
   const steps = [];
   try {
     // Ready when it accepts a connection: a request would be judged, and land in the report.
-    await waitUntil(() => accepts(port), {
+    await waitUntil(() => probePort(port), {
       timeoutMs,
       what: "contract-proxy",
       stillRunning: () => proxy.exitCode === null,

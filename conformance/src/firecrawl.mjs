@@ -2,14 +2,13 @@
 // (no database authentication, no outside service), records its answers and runs the kit.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createConnection } from "node:net";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
-import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+import { freePort, onPath, probePort, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -40,16 +39,9 @@ function commitOf(source, given) {
 
 /** Whether a Redis server on the port answers PING. */
 function redisAnswers(port) {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2_000, () => done(false));
-    socket.once("error", () => done(false));
-    socket.once("connect", () => socket.write("PING\r\n"));
+  return probePort(port, (socket, done) => {
     socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
+    socket.write("PING\r\n");
   });
 }
 

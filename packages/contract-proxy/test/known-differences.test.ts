@@ -1,14 +1,12 @@
 // --known-differences: a violation whose every error an accepted entry explains is reported as
 // known, is not counted and passes through strict mode; an entry that matched nothing is stale.
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startContractProxy, type ContractProxy, type KnownDifference } from "../src/index.js";
-import { fakeUpstream, json, postJson, send, webdataKey, type Upstream } from "./support.js";
+import { fakeUpstream, json, postJson, runProxyCommand, send, webdataKey, type Upstream } from "./support.js";
 
 const auth = { authorization: `Bearer ${webdataKey}` };
 // What a self-hosted Firecrawl answers: token usage with `remainingTokens` only.
@@ -88,21 +86,13 @@ describe("contract-proxy --known-differences", () => {
 });
 
 describe("the contract-proxy command with --known-differences", () => {
-  const bin = fileURLToPath(new URL("../bin/contract-proxy.js", import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), "contract-proxy-known-cli-"));
   const listFile = (name: string, content: unknown) => {
     const file = join(dir, name);
     writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
     return file;
   };
-  const run = (args: string[]) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c));
-    child.stderr.on("data", (c: Buffer) => (stderr += c));
-    return { child, out: () => stdout, err: () => stderr };
-  };
+  const run = runProxyCommand;
 
   it("reports a known violation with its why, counts it apart and lists a stale entry on stderr when it stops", async () => {
     const upstream = await firecrawlLike();
