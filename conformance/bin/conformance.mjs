@@ -1,25 +1,31 @@
 #!/usr/bin/env node
-// conformance firecrawl --source <apps/api> [--record <dir>] [--commit <sha>] [--generate <N>] [--report <file>]
+// conformance firecrawl --source <apps/api> [--record <dir>] [--commit <sha>] [--generate <N>] [--report <file>] [--proxy-report <file>]
 import { parseArgs } from "node:util";
 import { runFirecrawl } from "../src/firecrawl.mjs";
 import { stopAll, stopOnSignals } from "../src/processes.mjs";
 
 const USAGE = `Usage: conformance firecrawl --source <DIR> [--record <DIR>] [--commit <SHA>]
-                             [--generate <N>] [--report <FILE.json>]
+                             [--generate <N>] [--report <FILE.json>] [--proxy-report <FILE.jsonl>]
 
 Installs and starts the open-source Firecrawl API server from DIR (a checkout of its apps/api
 folder) with redis-server on free ports of 127.0.0.1, self-hosted (no database authentication, no
 outside service), sends a fixed list of requests, then runs contract-test against it, and stops
-everything it started.
+everything it started. Then drives the official SDK (@mendable/firecrawl-js: a crawl with a few
+options, its cancel, the token usage) through contract-proxy --strict in front of the same server.
 
   --source    Firecrawl's apps/api folder (its pnpm-lock.yaml is installed with pnpm from npm)
   --record    write the exchanges there, one JSON array per operation (keys removed)
   --commit    the checkout's commit, when DIR is not a git work tree
   --generate  also run the kit's generated checks, N examples each (seed 20261123)
   --report    where the kit writes its JSON report (default: the run's log folder)
+  --proxy-report  where contract-proxy writes its report (default: the run's log folder)
+
+The accepted differences of the release are read from conformance/known-differences/:
+firecrawl.json (the kit's) and firecrawl-proxy.json (the proxy's).
 
 Needs redis-server on the PATH (Debian: apt-get install -y redis-server) and the npm registry.
-Exit status: the kit's (0 every check passed or known, 1 a check failed), 2 when set-up fails.`;
+Exit status: 0 when every kit check passed or is known and the proxy reported no violation that
+is not known, 1 otherwise, 2 when set-up fails.`;
 
 async function main(argv) {
   let parsed;
@@ -33,6 +39,7 @@ async function main(argv) {
         commit: { type: "string" },
         generate: { type: "string" },
         report: { type: "string" },
+        "proxy-report": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -61,6 +68,7 @@ async function main(argv) {
       commit: values.commit,
       generate: values.generate && Number(values.generate),
       reportFile: values.report,
+      proxyReportFile: values["proxy-report"],
     });
   } catch (error) {
     console.error(`conformance: ${error.message}`);

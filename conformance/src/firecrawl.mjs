@@ -1,14 +1,14 @@
 // Runs the open-source Firecrawl API server from a checkout of its apps/api folder, self-hosted
 // (no database authentication, no outside service), records its answers and runs the kit.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { createConnection } from "node:net";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
-import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
+import { freePort, onPath, probePort, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -24,6 +24,7 @@ export const LIMITS = {
   apiReadyMs: 120_000,
   requestMs: 20_000,
   contractTestMs: 10 * 60_000,
+  sdkStepMs: 20_000,
 };
 
 /** The commit of the checkout: `--commit`, else `git rev-parse HEAD` in it, else "unknown". */
@@ -38,16 +39,9 @@ function commitOf(source, given) {
 
 /** Whether a Redis server on the port answers PING. */
 function redisAnswers(port) {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2_000, () => done(false));
-    socket.once("error", () => done(false));
-    socket.once("connect", () => socket.write("PING\r\n"));
+  return probePort(port, (socket, done) => {
     socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
+    socket.write("PING\r\n");
   });
 }
 
@@ -66,7 +60,7 @@ function seconds(since) {
  * The whole run. Resolves with the exit code: the kit's (0 or 1), or 2 when set-up fails.
  * Whatever happens, every process it started is stopped before it resolves.
  */
-export async function runFirecrawl({ source, record, commit, generate, reportFile, log = console.log }) {
+export async function runFirecrawl({ source, record, commit, generate, reportFile, proxyReportFile, log = console.log }) {
   const started = Date.now();
   const api = path.resolve(source);
   const logDir = mkdtempSync(path.join(tmpdir(), "conformance-firecrawl-"));
@@ -145,8 +139,18 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
       env: { ...process.env, CONTRACT_API_KEY: API_KEY },
       timeoutMs: LIMITS.contractTestMs,
     });
-    log(`contract-test exit ${code}; report ${report}; whole run ${seconds(started)}`);
-    return code;
+    log(`contract-test exit ${code}; report ${report}`);
+
+    // The official SDK through the contract proxy (strict), in front of the same server.
+    const proxyReport = proxyReportFile ? path.resolve(proxyReportFile) : path.join(logDir, "contract-proxy-report.jsonl");
+    rmSync(proxyReport, { force: true });
+    const sdk = await runSdkThroughProxy({ baseUrl, apiKey: API_KEY, reportFile: proxyReport, logFile: path.join(logDir, "contract-proxy.log"), log, timeoutMs: LIMITS.sdkStepMs });
+    for (const v of sdk.violations) log(`proxy violation: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${v.errors.map((e) => `${e.in}${e.pointer} ${e.message}`).join("; ")}`);
+    for (const entry of sdk.stale) log(`proxy stale known difference: ${entry.operation} ${entry.check} "${entry.reason}"`);
+    const threw = sdk.steps.filter((step) => !step.ok).map((step) => step.name);
+    log(`sdk through contract-proxy: ${sdk.steps.length - threw.length} of ${sdk.steps.length} calls returned${threw.length ? ` (threw: ${threw.join(", ")})` : ""}; ${sdk.violations.length} violations, ${sdk.known} known, ${sdk.stale.length} stale; report ${proxyReport}`);
+    log(`whole run ${seconds(started)}`);
+    return code !== 0 ? code : sdk.violations.length > 0 ? 1 : 0;
   } finally {
     await stopAll();
   }

@@ -1,4 +1,5 @@
 export { runFirecrawl, PNPM, LIMITS } from "./firecrawl.mjs";
+export { runSdkThroughProxy, summariseProxyReport, PROXY_KNOWN_DIFFERENCES } from "./firecrawl-sdk.mjs";
 export { firecrawlRequests, judgedCrawlBodies } from "./firecrawl-requests.mjs";
 export { exchange, redact, writeRecords, MAX_ANSWER_BYTES } from "./exchanges.mjs";
-export { freePort, run, startDaemon, stopAll, stopGroup, waitUntil } from "./processes.mjs";
+export { freePort, probePort, run, startDaemon, stopAll, stopGroup, waitUntil } from "./processes.mjs";

@@ -2,7 +2,7 @@
 // stops what it started (pnpm's children, the API's workers); every wait is bounded.
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { createServer } from "node:net";
+import { createConnection, createServer } from "node:net";
 
 /** Children still running, by pid. */
 const running = new Map();
@@ -16,6 +16,23 @@ export function freePort() {
       const { port } = server.address();
       server.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * Connects to a port of 127.0.0.1 and resolves with what `talk` makes of the connection (by
+ * default: that it connected); false when it fails or 2 s pass.
+ */
+export function probePort(port, talk = (_socket, done) => done(true)) {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(2_000, () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("connect", () => talk(socket, done));
   });
 }
 

@@ -55,3 +55,11 @@ export {
 } from "./wording.js";
 export { ContractErrors, refusal } from "./refusals.js";
 export { DEFAULT_LINGER, answerParserError, answerParserErrors, createEdgeServer, lingerOnClose, listen, parserProblem, rawHttpAnswer, type LingerBounds, type ServerLimits } from "./http-edge.js";
+export {
+  KnownDifferences,
+  KnownDifferencesError,
+  KNOWN_DIFFERENCES_FILE_LIMIT,
+  loadKnownDifferences,
+  parseKnownDifferences,
+  type KnownDifference,
+} from "./known-differences.js";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { listApis } from "@api-contracts/contract-core";
+import { KnownDifferencesError, listApis, loadKnownDifferences, type KnownDifference } from "@api-contracts/contract-core";
 import { startContractProxy, type ContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 
@@ -15,6 +15,14 @@ Options:
   --port <n>           port to listen on; 0 picks a free one (default: 0)
   --strict             refuse requests and replace answers that break the contract
   --report <file>      append each violation to <file> as one JSON line
+  --known-differences <FILE.json>
+                       violations you have accepted: a JSON array of {operation, check, reason,
+                       why}, the contract-test kit's format; operation is the operationId, check
+                       is request or response, reason a substring of an error ("400 body/code
+                       is required" for a response, "body/url is required" for a request).
+                       A violation whose every error is listed is reported as known, is not
+                       counted and is not replaced by --strict; entries that matched nothing are
+                       listed as stale when the proxy stops
   --help               show this help
 `;
 
@@ -24,7 +32,13 @@ function describe(v: Violation): string {
   const first = v.errors[0];
   const more = v.errors.length > 1 ? ` (and ${v.errors.length - 1} more)` : "";
   const what = first ? `${first.in}${first.pointer} ${first.message}${more}` : "";
-  return `${v.judged === false ? "not judged" : "violation"}: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${what}\n`;
+  const kind = v.judged === false ? "not judged" : v.known ? "known" : "violation";
+  const why = v.known ? ` (known difference: ${v.known.join("; ")})` : "";
+  return `${kind}: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${what}${why}\n`;
+}
+
+function describeStale(entry: KnownDifference): string {
+  return `stale known difference: ${entry.operation} ${entry.check} "${entry.reason}" matched no violation (${entry.why})\n`;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -37,6 +51,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: "string", default: "0" },
       strict: { type: "boolean", default: false },
       report: { type: "string" },
+      "known-differences": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -47,6 +62,7 @@ async function main(argv: string[]): Promise<void> {
   if (!values.upstream || !URL.canParse(values.upstream)) throw new UsageError("--upstream must be an absolute http or https URL");
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got ${values.port}`);
+  const knownDifferences = values["known-differences"] === undefined ? undefined : loadKnownDifferences(values["known-differences"]);
 
   const proxy: ContractProxy = await startContractProxy({
     service: values.service,
@@ -55,13 +71,19 @@ async function main(argv: string[]): Promise<void> {
     port,
     strict: values.strict,
     ...(values.report ? { report: values.report } : {}),
+    ...(knownDifferences ? { knownDifferences } : {}),
     onViolation: (v) => void process.stderr.write(describe(v)),
   });
   process.stdout.write(`${proxy.url}\n`);
   const stop = (): void => {
     void proxy.close().finally(() => {
-      const { exchanges, violations, notJudged } = proxy.counts;
-      process.stdout.write(`${exchanges} exchanges, ${violations} violations${notJudged > 0 ? `, ${notJudged} not judged` : ""}\n`);
+      const { exchanges, violations, known, notJudged } = proxy.counts;
+      process.stdout.write(`${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}\n`);
+      if (knownDifferences) {
+        const stale = proxy.stale();
+        for (const entry of stale) process.stderr.write(describeStale(entry));
+        process.stderr.write(`known differences: ${known} violations known, ${stale.length} of ${knownDifferences.length} entries stale\n`);
+      }
       process.exit(0);
     });
   };
@@ -70,6 +92,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof KnownDifferencesError) {
+    process.stderr.write(`contract-proxy: ${error.message}\n`);
+    process.exit(2);
+  }
   const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") || error instanceof TypeError;
   process.stderr.write(`contract-proxy: ${(error as Error).message}\n${usage ? `\n${USAGE}` : ""}`);
   process.exit(usage ? 2 : 1);

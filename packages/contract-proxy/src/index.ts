@@ -10,5 +10,6 @@ export {
   type ContractProxyOptions,
   type ProxyCounts,
 } from "./proxy.js";
-export { REPORT_LINE_LIMIT, type Violation } from "./report.js";
+export { REPORT_LINE_LIMIT, knownReason, type StaleLine, type Violation } from "./report.js";
+export type { KnownDifference } from "@api-contracts/contract-core";
 export type { RuleError } from "./judge.js";

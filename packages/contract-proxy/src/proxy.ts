@@ -1,9 +1,21 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { Pool, errors, type Dispatcher } from "undici";
-import { ContractErrors, createEdgeServer, getApi, listen, type LingerBounds, type ApiName, type ErrorReply, type OperationInfo, type Problem } from "@api-contracts/contract-core";
+import {
+  ContractErrors,
+  KnownDifferences,
+  createEdgeServer,
+  getApi,
+  listen,
+  type LingerBounds,
+  type ApiName,
+  type ErrorReply,
+  type KnownDifference,
+  type OperationInfo,
+  type Problem,
+} from "@api-contracts/contract-core";
 import { Judge, NotJudged, type ResponsePlan, type RuleError } from "./judge.js";
-import { ReportFile, boundedViolation, redactor, secretsOf, type Violation } from "./report.js";
+import { ReportFile, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
 
 export interface ContractProxyOptions {
   /** The API the traffic speaks: `entitlements` or `webdata` (any registered API). */
@@ -28,6 +40,14 @@ export interface ContractProxyOptions {
   requestTimeout?: number;
   /** How long and how much a closing connection reads of what its client still sends. Default 64 MiB, 5 s. */
   linger?: LingerBounds;
+  /**
+   * Differences you have accepted (contract-core's known-differences format): a violation every
+   * error of which an entry explains is reported with `known`, is not counted as a violation and,
+   * in strict mode, passes through. `operation` is the operationId (or `METHOD /path` where no
+   * operation serves the request), `check` the direction (`request` or `response`), and `reason`
+   * a substring of one error as {@link knownReason} writes it.
+   */
+  knownDifferences?: readonly KnownDifference[];
   /** Called with each report line as it is written (already redacted and bounded). */
   onViolation?: (violation: Violation) => void;
 }
@@ -35,6 +55,8 @@ export interface ContractProxyOptions {
 export interface ProxyCounts {
   exchanges: number;
   violations: number;
+  /** Violations a known difference explains: reported, not counted in `violations`. */
+  known: number;
   /** Bodies larger than the judging limit, passed through unjudged. */
   notJudged: number;
 }
@@ -45,6 +67,8 @@ export interface ContractProxy {
   /** The most recent report lines, oldest first (at most {@link RECENT_VIOLATIONS}). */
   violations: readonly Violation[];
   counts: Readonly<ProxyCounts>;
+  /** Known differences no violation has matched so far; written to the report as `stale` lines on close. */
+  stale(): KnownDifference[];
   close(): Promise<void>;
 }
 
@@ -207,10 +231,28 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const judge = new Judge(errors.validators);
   const redact = redactor(api.keyPrefix);
   const report = options.report === undefined ? undefined : new ReportFile(options.report);
-  const counts: ProxyCounts = { exchanges: 0, violations: 0, notJudged: 0 };
+  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0 };
   const recent: Violation[] = [];
+  const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
 
-  const record = (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): void => {
+  /** Why each error of a violation is accepted; undefined unless every one of them is. */
+  const explained = (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[]): string[] | undefined => {
+    if (!known || found.length === 0) return undefined;
+    const operation = ex.operation?.operationId ?? `${ex.method} ${ex.path}`;
+    const whys = new Set<string>();
+    let all = true;
+    // Every error is looked up, so that each entry that matches one is counted as used.
+    for (const error of found) {
+      const entry = known.explain(operation, direction, knownReason(direction, status, error));
+      if (entry) whys.add(entry.why);
+      else all = false;
+    }
+    return all ? [...whys] : undefined;
+  };
+
+  /** Writes one report line; returns 1 when it counts as a violation. */
+  const record = (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): number => {
+    const whys = judged ? explained(ex, status, direction, found) : undefined;
     const line: Violation = {
       time: new Date().toISOString(),
       service: api.name,
@@ -221,22 +263,26 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       direction,
       errors: found,
       ...(judged ? {} : { judged: false as const }),
+      ...(whys ? { known: whys } : {}),
     };
     const bounded = boundedViolation(line, (text) => redact(text, secretsOf(ex.headers)));
-    if (judged) counts.violations++;
-    else counts.notJudged++;
+    if (!judged) counts.notJudged++;
+    else if (whys) counts.known++;
+    else counts.violations++;
     recent.push(bounded);
     if (recent.length > RECENT_VIOLATIONS) recent.shift();
     report?.write(bounded);
     options.onViolation?.(bounded);
+    return judged && !whys ? 1 : 0;
   };
 
-  /** Writes the exchange's report lines; returns its count of violations, for the header. */
+  /** Writes the exchange's report lines; returns its count of violations (known ones excluded), for the header. */
   const finish = (ex: Exchange, status: number, responseErrors: RuleError[]): number => {
-    if (ex.requestErrors.length > 0) record(ex, status, "request", ex.requestErrors);
-    if (responseErrors.length > 0) record(ex, status, "response", responseErrors);
+    let count = 0;
+    if (ex.requestErrors.length > 0) count += record(ex, status, "request", ex.requestErrors);
+    if (responseErrors.length > 0) count += record(ex, status, "response", responseErrors);
     for (const { direction, error } of ex.unjudged) record(ex, status, direction, [error], false);
-    return (ex.requestErrors.length > 0 ? 1 : 0) + (responseErrors.length > 0 ? 1 : 0);
+    return count;
   };
 
   /** The proxy's own answer, in the API's error shape. */
@@ -295,7 +341,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
 
   /** Begins passing the upstream's answer on as it arrives, after what was already read of it; false when it was refused instead. */
   const stream = (ex: Exchange, res: ServerResponse, answer: UpstreamAnswer, headErrors: RuleError[], already: Buffer[]): boolean => {
-    if (strict && headErrors.length > 0) {
+    if (strict && headErrors.length > 0 && !explained(ex, answer.status, "response", headErrors)) {
       refuseAnswer(ex, res, answer.status, headErrors);
       return false;
     }
@@ -316,7 +362,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     } catch (error) {
       ex.unjudged.push(notJudged("response", error instanceof NotJudged ? error.message : "the body could not be judged"));
     }
-    if (strict && found.length > 0) return refuseAnswer(ex, res, answer.status, found);
+    if (strict && found.length > 0 && !explained(ex, answer.status, "response", found)) return refuseAnswer(ex, res, answer.status, found);
     const count = finish(ex, answer.status, found);
     if (!writeHead(res, answer, count, bytes.length)) return badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
     res.end(bytes);
@@ -418,7 +464,8 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     try {
       const verdict = judge.request(ex.operation, ex.method, ex.target, req.headers, bytes, limit);
       ex.requestErrors = verdict.errors;
-      if (strict && verdict.problem) return answer(ex, res, verdict.problem);
+      // A request whose every fault is a known difference is passed on, as in report-only mode.
+      if (strict && verdict.problem && !explained(ex, 0, "request", verdict.errors)) return answer(ex, res, verdict.problem);
     } catch (error) {
       const reason = error instanceof NotJudged ? error.message : "the body could not be judged";
       if (strict) return answer(ex, res, { kind: "bad-request", message: `The request could not be checked: ${reason}` });
@@ -460,9 +507,14 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     ...where,
     violations: recent,
     counts,
+    stale: () => known?.stale() ?? [],
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => {
+          for (const entry of known?.stale() ?? []) {
+            const line: StaleLine = { time: new Date().toISOString(), service: api.name, stale: entry };
+            report?.write(line);
+          }
           report?.close();
           pool.destroy().then(() => (error ? reject(error) : resolve()), reject);
         });

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { ERROR_LIMIT, truncate } from "@api-contracts/contract-core";
+import { ERROR_LIMIT, truncate, type KnownDifference } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
 
 /** One line of the report: a request or a response that broke the contract, or could not be judged. */
@@ -19,6 +19,26 @@ export interface Violation {
   errors: RuleError[];
   /** Present, and false, on a line about a body larger than the judging limit: it is not a violation. */
   judged?: false;
+  /** Present when known differences (`--known-differences`) explain every error: why each is accepted. Not counted as a violation. */
+  known?: string[];
+}
+
+/** The report's last lines, written when the proxy closes: a known difference that no violation matched. */
+export interface StaleLine {
+  /** ISO 8601. */
+  time: string;
+  service: string;
+  stale: KnownDifference;
+}
+
+/**
+ * The text a known difference's `reason` is looked for in, for one error of a violation:
+ * `<in><pointer> <message>` for a request (`body/url is required`), and the status the upstream
+ * answered before it for a response (`400 body must have required property 'code'`).
+ */
+export function knownReason(direction: Violation["direction"], status: number, error: RuleError): string {
+  const text = `${error.in}${error.pointer} ${error.message}`;
+  return direction === "response" ? `${status} ${text}` : text;
 }
 
 /** Longest report line, in bytes of JSON; errors are dropped from the end to stay below it. */
@@ -70,6 +90,7 @@ export function boundedViolation(violation: Violation, redact: (text: string) =>
     message: truncate(redact(e.message), MESSAGE_LENGTH),
   }));
   const bounded: Violation = { ...violation, path: truncate(redact(violation.path), PATH_LENGTH), method: truncate(violation.method, 20), errors };
+  if (violation.known) bounded.known = violation.known.slice(0, ERROR_LIMIT).map((why) => truncate(why, MESSAGE_LENGTH));
   while (bounded.errors.length > 1 && Buffer.byteLength(JSON.stringify(bounded)) > REPORT_LINE_LIMIT) bounded.errors.pop();
   return bounded;
 }
@@ -82,8 +103,8 @@ export class ReportFile {
     this.fd = openSync(file, "a");
   }
 
-  write(violation: Violation): void {
-    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(violation)}\n`);
+  write(line: Violation | StaleLine): void {
+    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }
 
   close(): void {

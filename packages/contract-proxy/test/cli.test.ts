@@ -1,24 +1,13 @@
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { entitlementsKey, fakeUpstream, postJson, type Upstream } from "./support.js";
+import { entitlementsKey, fakeUpstream, postJson, runProxyCommand, type Upstream } from "./support.js";
 
-const bin = fileURLToPath(new URL("../bin/contract-proxy.js", import.meta.url));
 let upstream: Upstream | undefined;
 afterAll(async () => upstream?.close());
-
-function run(args: string[]) {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c));
-  child.stderr.on("data", (c: Buffer) => (stderr += c));
-  return { child, out: () => stdout, err: () => stderr };
-}
+const run = runProxyCommand;
 
 describe("the contract-proxy command", () => {
   it("prints its URL first, a line per violation on stderr without the key, and a summary on SIGTERM", async () => {

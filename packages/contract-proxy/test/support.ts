@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -75,4 +76,15 @@ export const webdataKey = "fc-0123456789abcdef0123456789abcdef";
 
 export function postJson(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
   return send(base, "POST", path, { "content-type": "application/json", ...headers }, JSON.stringify(body));
+}
+
+/** Runs the contract-proxy command (the built one) with these arguments, collecting its output. */
+export function runProxyCommand(args: string[]) {
+  const bin = new URL("../bin/contract-proxy.js", import.meta.url).pathname;
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c));
+  child.stderr.on("data", (c: Buffer) => (stderr += c));
+  return { child, out: () => stdout, err: () => stderr };
 }

@@ -1,72 +1,31 @@
-import { readFileSync, statSync } from "node:fs";
+// The kit reads the known-differences format of contract-core (shared with the contract proxy); a
+// list that is not one is the kit's usage error (exit 2).
+import {
+  KnownDifferences,
+  KnownDifferencesError,
+  loadKnownDifferences as load,
+  parseKnownDifferences as parse,
+  type KnownDifference,
+} from "@api-contracts/contract-core";
 import { UsageError } from "./fixtures.js";
 
-/**
- * A failure the implementer has accepted: the check `check` of `operation` failing with a reason
- * that contains `reason`, for the stated `why`. Matching is by plain substring, so it costs time
- * linear in the reason whatever the file says.
- */
-export interface KnownDifference {
-  operation: string;
-  check: string;
-  reason: string;
-  why: string;
+export { KnownDifferences, type KnownDifference };
+
+function asUsageError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof KnownDifferencesError) throw new UsageError(error.message);
+    throw error;
+  }
 }
-
-/** A known-differences file larger than this is refused: it is a list a person reads. */
-export const KNOWN_DIFFERENCES_FILE_LIMIT = 1024 * 1024;
-
-const FIELDS = ["operation", "check", "reason", "why"] as const;
 
 /** Checks a parsed known-differences list, naming the first entry at fault. */
 export function parseKnownDifferences(value: unknown, source = "the known differences"): KnownDifference[] {
-  if (!Array.isArray(value)) throw new UsageError(`${source} must be a JSON array of {operation, check, reason, why}`);
-  return value.map((entry, index) => {
-    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new UsageError(`${source}: entry ${index} is not an object`);
-    const record = entry as Record<string, unknown>;
-    const extra = Object.keys(record).filter((key) => !(FIELDS as readonly string[]).includes(key));
-    if (extra.length > 0) throw new UsageError(`${source}: entry ${index} has unknown member ${extra[0]}`);
-    for (const field of FIELDS) {
-      const text = record[field];
-      if (typeof text !== "string" || text.trim() === "") throw new UsageError(`${source}: entry ${index} needs a non-empty string ${field}`);
-    }
-    return { operation: record.operation as string, check: record.check as string, reason: record.reason as string, why: record.why as string };
-  });
+  return asUsageError(() => parse(value, source));
 }
 
 /** Reads a known-differences file (JSON). */
 export function loadKnownDifferences(file: string): KnownDifference[] {
-  let text: string;
-  try {
-    if (statSync(file).size > KNOWN_DIFFERENCES_FILE_LIMIT) throw new UsageError(`--known-differences ${file} is larger than ${KNOWN_DIFFERENCES_FILE_LIMIT} bytes`);
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`--known-differences ${file} cannot be read: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--known-differences ${file} is not JSON: ${(error as Error).message}`);
-  }
-  return parseKnownDifferences(value, `--known-differences ${file}`);
-}
-
-/** Tells, for each failure, whether an accepted difference explains it, and which entries never matched. */
-export class KnownDifferences {
-  private readonly used = new Set<KnownDifference>();
-  constructor(private readonly entries: readonly KnownDifference[]) {}
-
-  /** The entry that explains this failure, if any. */
-  explain(operation: string, check: string, reason: string): KnownDifference | undefined {
-    const entry = this.entries.find((e) => e.operation === operation && e.check === check && reason.includes(e.reason));
-    if (entry) this.used.add(entry);
-    return entry;
-  }
-
-  /** Entries no failure matched: the difference is gone, and the entry can go too. */
-  stale(): KnownDifference[] {
-    return this.entries.filter((entry) => !this.used.has(entry));
-  }
+  return asUsageError(() => load(file));
 }

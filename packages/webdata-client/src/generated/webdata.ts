@@ -541,6 +541,7 @@ export interface components {
              * @example Could not find token usage information
              * @example Internal server error while fetching token usage
              * @example Internal server error while fetching historical credit usage
+             * @example Failed to process natural language prompt. Please try rephrasing or use explicit crawler options.
              */
             error: string;
             /**
@@ -1109,6 +1110,26 @@ export interface components {
             type: "press";
         };
         /**
+         * PromptNotProcessedError
+         * @description The crawl's `prompt` could not be turned into crawler options: the service asks a language model
+         *     to write the options from the prompt, and that failed. The body is the plain error envelope,
+         *     `success: false` and an `error` message, with no `code` and no `details`. Rephrase the prompt, or
+         *     leave it out and send the crawler options themselves (`includePaths`, `limit`, ...).
+         */
+        PromptNotProcessedError: {
+            /**
+             * @description What went wrong, for a person to read; live it is "Failed to process natural language
+             *     prompt. Please try rephrasing or use explicit crawler options."
+             * @example Failed to process natural language prompt. Please try rephrasing or use explicit crawler options.
+             */
+            error: string;
+            /**
+             * @description Always `false`.
+             * @constant
+             */
+            success: false;
+        } & WithRequired<components["schemas"]["ErrorResponse"], "success" | "error">;
+        /**
          * QueryFormat
          * @deprecated
          * @description The earlier form of `question` and `highlights`; use those instead.
@@ -1651,15 +1672,20 @@ export interface components {
     };
     responses: {
         /**
-         * @description The request body was rejected: either it failed validation (`code: BAD_REQUEST`, with `details`) or
-         *     it was not valid JSON (`code: BAD_REQUEST_INVALID_JSON`). Fix the request before retrying.
+         * @description The request was rejected: it failed validation (`code: BAD_REQUEST`, with `details`), it was not
+         *     valid JSON (`code: BAD_REQUEST_INVALID_JSON`), or its `prompt` could not be turned into crawler
+         *     options (a plain error body, `success: false` and `error`, no `code`). Fix the request before
+         *     retrying; for a prompt, rephrase it or send explicit crawler options.
+         *
+         *     Live service: the prompt answer is not in the published description; it is the body
+         *     `crawlController` sends when it cannot generate options from the prompt.
          */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidJsonError"];
+                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["PromptNotProcessedError"];
             };
         };
         /** @description The crawl has already finished, so it cannot be cancelled. */
@@ -1945,6 +1971,7 @@ export type PdfAction = components['schemas']['PdfAction'];
 export type PdfParser = components['schemas']['PdfParser'];
 export type PlainFormat = components['schemas']['PlainFormat'];
 export type PressAction = components['schemas']['PressAction'];
+export type PromptNotProcessedError = components['schemas']['PromptNotProcessedError'];
 export type QueryFormat = components['schemas']['QueryFormat'];
 export type QuestionFormat = components['schemas']['QuestionFormat'];
 export type RedactPiiOptions = components['schemas']['RedactPiiOptions'];

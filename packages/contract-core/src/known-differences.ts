@@ -1,0 +1,80 @@
+// Differences an implementer has accepted, read from a JSON file that the contract-test kit and the
+// contract proxy both take (`--known-differences <FILE.json>`): one format, one parser, one matcher.
+import { readFileSync, statSync } from "node:fs";
+
+/**
+ * A failure the implementer has accepted: the check `check` of `operation` failing with a reason
+ * that contains `reason`, for the stated `why`. What `check` and the reason text are depends on the
+ * tool (the kit: a check's name and its failure; the proxy: the direction and the error). Matching
+ * is by plain substring, so it costs time linear in the reason whatever the file says.
+ */
+export interface KnownDifference {
+  operation: string;
+  check: string;
+  reason: string;
+  why: string;
+}
+
+/** A known-differences list that is not one: the message names the file and the entry at fault. */
+export class KnownDifferencesError extends Error {
+  override name = "KnownDifferencesError";
+}
+
+/** A known-differences file larger than this is refused: it is a list a person reads. */
+export const KNOWN_DIFFERENCES_FILE_LIMIT = 1024 * 1024;
+
+const FIELDS = ["operation", "check", "reason", "why"] as const;
+
+/** Checks a parsed known-differences list, naming the first entry at fault. */
+export function parseKnownDifferences(value: unknown, source = "the known differences"): KnownDifference[] {
+  if (!Array.isArray(value)) throw new KnownDifferencesError(`${source} must be a JSON array of {operation, check, reason, why}`);
+  return value.map((entry, index) => {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new KnownDifferencesError(`${source}: entry ${index} is not an object`);
+    const record = entry as Record<string, unknown>;
+    const extra = Object.keys(record).filter((key) => !(FIELDS as readonly string[]).includes(key));
+    if (extra.length > 0) throw new KnownDifferencesError(`${source}: entry ${index} has unknown member ${extra[0]}`);
+    for (const field of FIELDS) {
+      const text = record[field];
+      if (typeof text !== "string" || text.trim() === "") throw new KnownDifferencesError(`${source}: entry ${index} needs a non-empty string ${field}`);
+    }
+    return { operation: record.operation as string, check: record.check as string, reason: record.reason as string, why: record.why as string };
+  });
+}
+
+/** Reads a known-differences file (JSON); errors name it as `--known-differences <file>`. */
+export function loadKnownDifferences(file: string): KnownDifference[] {
+  const named = `--known-differences ${file}`;
+  let text: string;
+  try {
+    if (statSync(file).size > KNOWN_DIFFERENCES_FILE_LIMIT) throw new KnownDifferencesError(`${named} is larger than ${KNOWN_DIFFERENCES_FILE_LIMIT} bytes`);
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if (error instanceof KnownDifferencesError) throw error;
+    throw new KnownDifferencesError(`${named} cannot be read: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new KnownDifferencesError(`${named} is not JSON: ${(error as Error).message}`);
+  }
+  return parseKnownDifferences(value, named);
+}
+
+/** Tells, for each failure, whether an accepted difference explains it, and which entries never matched. */
+export class KnownDifferences {
+  private readonly used = new Set<KnownDifference>();
+  constructor(private readonly entries: readonly KnownDifference[]) {}
+
+  /** The entry that explains this failure, if any. */
+  explain(operation: string, check: string, reason: string): KnownDifference | undefined {
+    const entry = this.entries.find((e) => e.operation === operation && e.check === check && reason.includes(e.reason));
+    if (entry) this.used.add(entry);
+    return entry;
+  }
+
+  /** Entries no failure matched: the difference is gone, and the entry can go too. */
+  stale(): KnownDifference[] {
+    return this.entries.filter((entry) => !this.used.has(entry));
+  }
+}
