@@ -422,8 +422,10 @@ export interface components {
              */
             sitemap?: "skip" | "include" | "only";
             /**
-             * @description Base URL the crawl starts from: an `http` or `https` URL whose host has a top-level domain or
-             *     is an IPv4 address. A URL without a scheme is read as `http://` followed by it.
+             * @description Base URL the crawl starts from: an `http` or `https` URL whose host has a top-level domain
+             *     (Latin or Cyrillic letters, or an `xn--` label) or is an IPv4 address; the host may be
+             *     internationalised, and the path may hold any character URL parsing escapes. A URL without a
+             *     scheme is read as `http://` followed by it.
              * @example https://docs.example.com
              */
             url: string;
