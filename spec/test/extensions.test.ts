@@ -13,6 +13,7 @@ const ruleMembers: Record<string, string[]> = {
   "time-window": ["rule", "member", "encoding", "maxAheadMs", "maxBehindMs", "description"],
   "at-most-fraction": ["rule", "member", "of", "fraction", "ofDefault", "description"],
   "wait-total": ["rule", "member", "maxMs", "selectorWaitMs", "description"],
+  "no-schemaless-object": ["rule", "member", "description"],
 };
 
 interface Rule { rule: string; member: string; of?: string; encoding?: string; fraction?: number; description: string }
@@ -29,7 +30,9 @@ describe("x-rules", () => {
       schemasWithRules(document).flatMap(({ name, rules }) => rules.map((rule) => `${name}.${rule.member}: ${rule.rule}`)),
     );
     expect(found.sort()).toEqual([
+      "ChangeTrackingFormat.schema: no-schemaless-object",
       "CheckLock.expires_at: time-window",
+      "JsonFormat.schema: no-schemaless-object",
       "ScrapeOptions.actions: wait-total",
       "ScrapeOptions.waitFor: at-most-fraction",
       "TrackRequest.timestamp: time-window",
@@ -43,9 +46,10 @@ describe("x-rules", () => {
           expect(Object.keys(ruleMembers)).toContain(rule.rule);
           expect(Object.keys(rule).filter((key) => !ruleMembers[rule.rule]!.includes(key))).toEqual([]);
           expect(rule.description).toMatch(/\S/);
-          // A wait total sums a list of actions; every other rule reads numbers.
-          const kinds = rule.rule === "wait-total" ? ["array"] : ["number", "integer"];
+          // A wait total sums a list of actions, a schemaless-object rule reads any JSON Schema; every other rule reads numbers.
+          const kinds = rule.rule === "wait-total" ? ["array"] : rule.rule === "no-schemaless-object" ? [undefined] : ["number", "integer"];
           for (const member of [rule.member, rule.of].filter(Boolean)) {
+            expect(schema.properties, `${name}.${member}`).toHaveProperty([member!]);
             expect(kinds, `${name}.${member}`).toContain(schema.properties?.[member!]?.type);
           }
           if (rule.rule === "time-window") expect(["epoch-milliseconds", "date-time"]).toContain(rule.encoding);

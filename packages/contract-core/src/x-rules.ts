@@ -13,9 +13,33 @@ export type XRule =
       description: string;
     }
   | { rule: "at-most-fraction"; member: string; of: string; fraction: number; ofDefault?: number; description: string }
-  | { rule: "wait-total"; member: string; maxMs: number; selectorWaitMs: number; description: string };
+  | { rule: "wait-total"; member: string; maxMs: number; selectorWaitMs: number; description: string }
+  | { rule: "no-schemaless-object"; member: string; description: string };
 
-export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total"] as const;
+export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total", "no-schemaless-object"] as const;
+
+/**
+ * Whether a JSON Schema (any JSON value) holds an object schema that lists no `properties` or
+ * `patternProperties` yet allows any member (`additionalProperties: true`). An object with a `$ref`
+ * is not looked into. A loop over an explicit stack, not recursion: the value comes from a request
+ * and may nest as deep as its body allows.
+ */
+export function hasSchemalessObject(schema: unknown): boolean {
+  const pending: unknown[] = [schema];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const item of node) pending.push(item);
+      continue;
+    }
+    const object = node as Record<string, unknown>;
+    if (Object.hasOwn(object, "$ref")) continue;
+    if (object.type === "object" && !Object.hasOwn(object, "properties") && !Object.hasOwn(object, "patternProperties") && object.additionalProperties === true) return true;
+    for (const value of Object.values(object)) pending.push(value);
+  }
+  return false;
+}
 
 /**
  * What a list of browser actions waits in all: a wait's `milliseconds`, or `selectorWaitMs` for a
@@ -92,6 +116,8 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
       };
       return { rule: raw as unknown as XRule, check };
     }
+    case "no-schemaless-object":
+      return { rule: raw as unknown as XRule, check: (object) => !hasSchemalessObject(object[member]) };
     default:
       // A misspelt kind must not silently switch a rule off.
       throw new Error(`x-rules: unknown rule kind '${String(raw.rule)}' on ${member}; known: ${X_RULE_KINDS.join(", ")}`);

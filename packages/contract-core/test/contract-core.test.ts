@@ -5,6 +5,7 @@ import {
   OpenApiValidators,
   entitlementsWording,
   getApi,
+  hasSchemalessObject,
   listApis,
   loadBundle,
   refusal,
@@ -31,6 +32,7 @@ function ruled(): JsonObject {
       { rule: "time-window", member: "at", encoding: "epoch-milliseconds", maxAheadMs: 0, maxBehindMs: 1000, description: "at may not lie in the future nor more than a second back." },
       { rule: "time-window", member: "seen", encoding: "date-time", maxAheadMs: 0, description: "seen may not lie in the future." },
       { rule: "at-most-fraction", member: "waitFor", of: "timeout", fraction: 0.5, ofDefault: 60000, description: "waitFor is at most half of timeout." },
+      { rule: "no-schemaless-object", member: "shape", description: "shape lists the members of every open object." },
     ],
   };
   (schemas.NewPet!.properties as JsonObject).visits = { type: "array", items: { $ref: "#/components/schemas/Visit" } };
@@ -51,6 +53,24 @@ describe("x-rules", () => {
       expect.objectContaining({ keyword: "x-rules", instancePath: "/at", params: { rule: "time-window", member: "at" }, message: "at may not lie in the future nor more than a second back." }),
     ]);
     expect(visit({ at: NOW - 1001 })).toBe(false);
+  });
+
+  it("no-schemaless-object: an open object schema without properties fails at any depth, not inside a $ref object", () => {
+    const open = { type: "object", additionalProperties: true };
+    expect(visit({ shape: { type: "object", properties: { a: { type: "string" } }, additionalProperties: true } })).toBe(true);
+    expect(visit({ shape: { type: "object", patternProperties: { "^x": {} }, additionalProperties: true } })).toBe(true);
+    expect(visit({ shape: { $ref: "#/$defs/o", $defs: { o: open } } })).toBe(true);
+    expect(visit({ shape: { anyOf: [{ type: "string" }, { type: "array", items: open }] } })).toBe(false);
+    expect(visit.errors).toEqual([expect.objectContaining({ keyword: "x-rules", instancePath: "/shape", params: { rule: "no-schemaless-object", member: "shape" } })]);
+    expect(visit({ shape: open })).toBe(false);
+  });
+
+  it("no-schemaless-object: a schema nested 200000 deep is judged without exhausting the stack", () => {
+    let deep: unknown = { type: "object", additionalProperties: true };
+    for (let i = 0; i < 200_000; i++) deep = i % 2 ? { items: deep } : [deep];
+    expect(() => hasSchemalessObject(deep)).not.toThrow();
+    expect(hasSchemalessObject(deep)).toBe(true);
+    expect(visit({ shape: { properties: { inner: deep } } })).toBe(false);
   });
 
   it("time-window: date-time strings are judged by the instant they name", () => {

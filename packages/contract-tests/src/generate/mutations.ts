@@ -71,6 +71,7 @@ function xRuleBreaks(rule: XRule, object: Record<string, unknown>, now: number):
     return at.filter((t): t is number => t !== undefined).map((t) => (rule.encoding === "date-time" ? new Date(t).toISOString() : t));
   }
   if (rule.rule === "wait-total") return [[{ type: "wait", milliseconds: rule.maxMs + 1 }]];
+  if (rule.rule === "no-schemaless-object") return [{ type: "object", properties: { data: { type: "object", additionalProperties: true } } }];
   const whole = typeof object[rule.of] === "number" ? (object[rule.of] as number) : rule.ofDefault;
   return whole === undefined ? [] : [Math.floor(rule.fraction * whole) + 1];
 }

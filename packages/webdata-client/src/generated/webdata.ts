@@ -215,7 +215,10 @@ export interface components {
             modes?: ("git-diff" | "json")[];
             /** @description With the `json` mode, natural-language instruction describing the data to compare. */
             prompt?: string;
-            /** @description With the `json` mode, a JSON Schema of the data to compare. */
+            /**
+             * @description With the `json` mode, a JSON Schema of the data to compare. As for the `json` format, an object
+             *     schema that lists no `properties` but allows any member (`additionalProperties: true`) is refused.
+             */
             schema?: unknown;
             /**
              * @description Keeps a separate history per tag, so that differently configured scrapes of one page are compared with their own kind.
