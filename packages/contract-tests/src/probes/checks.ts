@@ -113,7 +113,11 @@ function probedOperation(contract: Contract, ref: OperationRef): ProbedOperation
 
 /** Judges what one probe got back: a documented answer within the timeout, then a connection closed or usable. */
 function judgeProbe(probe: Probe, op: ProbedOperation, contract: Contract, outcome: WireOutcome): Outcome {
-  if (outcome.kind !== "answer") return fail(`expected a documented ${probe.refusal} in the API's error shape, got ${outcome.why}`);
+  if (outcome.kind !== "answer") {
+    // Only the server's own deadline ends a stalled request: say which bound was too short.
+    const hint = probe.waits && outcome.why.includes("--timeout") ? " (a server whose request deadline is longer than --timeout fails this too: rerun with --timeout above it)" : "";
+    return fail(`expected a documented ${probe.refusal} in the API's error shape, got ${outcome.why}${hint}`);
+  }
   const { answer, connection } = outcome;
   const verdict = contract.judge({ method: op.ref.method.toUpperCase(), path: op.path, status: answer.status, contentType: answer.contentType, bodyText: answer.bodyText });
   const refused = answer.status === probe.refusal;
