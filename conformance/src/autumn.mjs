@@ -4,7 +4,7 @@
 // answers to check, track and finalize, and runs the kit.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -185,6 +185,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
   const root = path.resolve(source);
   const logDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-"));
   let queue;
+  let pgDir;
   try {
     if (!existsSync(path.join(root, "server", "src", "index.ts")) || !existsSync(path.join(root, "shared", "drizzle"))) {
       throw new Error(`${root} is not a checkout of useautumn/autumn (no server/src/index.ts and shared/drizzle)`);
@@ -204,9 +205,9 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       throw new Error(`bun install failed; see ${path.join(logDir, "install.log")}`);
     }
 
-    // PostgreSQL in a folder of this run, on a free port of 127.0.0.1, trusting local connections.
-    const pgDir = path.join(logDir, "postgres");
-    mkdirSync(pgDir);
+    // PostgreSQL in a folder of this run (its own: the log folder is root's alone), on a free port
+    // of 127.0.0.1, trusting local connections; removed at the end.
+    pgDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-pg-"));
     if (process.getuid?.() === 0) {
       const { uid, gid } = userIds("postgres");
       chownSync(pgDir, uid, gid);
@@ -315,5 +316,6 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
   } finally {
     await stopAll();
     await queue?.close();
+    if (pgDir) rmSync(pgDir, { recursive: true, force: true });
   }
 }
