@@ -16,7 +16,8 @@ export const JUDGED_OPERATIONS = ["checkAccess", "trackUsage", "finalizeLock", "
 export const AUTUMN_SEED = {
   // The customer the judged requests name.
   customerId: "cus_2w5dzidzFD1cESxOGnn9frVuVcm",
-  // Features of the test organisation Autumn's setup-test script creates.
+  // The test organisation Autumn's setup-test script creates, and features it gives it.
+  organisationSlug: "unit-test-org",
   meteredFeatureId: "messages",
   meteredBalance: 1000,
   booleanFeatureId: "dashboard",
@@ -68,6 +69,7 @@ export function autumnRequests(judged = judgedEntitlementsBodies(), seed = AUTUM
     check({ auth: "basic", body: metered, note: "a Basic instead of a Bearer credential" }),
     check({ headers: { "x-api-version": "2.3.0" }, body: metered, note: "x-api-version 2.3.0 (the release's latest)" }),
     check({ headers: { "x-api-version": "2.4.0" }, body: metered, note: "x-api-version 2.4.0 (the contract's example)" }),
+    check({ headers: { "x-api-version": "2.2.0" }, body: metered, note: "x-api-version 2.2.0" }),
     check({ headers: { "x-api-version": "1.2.0" }, body: metered, note: "x-api-version 1.2.0" }),
     check({ headers: { "x-api-version": "0.2.0" }, body: metered, note: "x-api-version 0.2.0" }),
     check({ headers: { "x-api-version": "9.0.0" }, body: metered, note: "x-api-version of an unknown major version" }),
@@ -101,6 +103,7 @@ export function autumnRequests(judged = judgedEntitlementsBodies(), seed = AUTUM
     track({ raw: "{bad", note: "a body that is not JSON" }),
     track({ auth: "none", body: metered, note: "no credential" }),
     track({ auth: "basic", body: metered, note: "a Basic instead of a Bearer credential" }),
+    track({ headers: { "x-api-version": "1.2.0" }, body: { ...metered, value: 1 }, note: "x-api-version 1.2.0" }),
 
     call("checkAccessLegacy", { body: metered, note: "the legacy check of the metered feature" }),
     call("checkAccessLegacy", { body: { feature_id: seed.meteredFeatureId }, note: "customer_id missing" }),
