@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseKnownDifferences } from "@api-contracts/contract-tests";
+import { listChecks, parseKnownDifferences } from "@api-contracts/contract-tests";
 import { AUTUMN_SEED, autumnFixtures, autumnRequests, judgedEntitlementsBodies, prepareCheckout, REGISTRY_GAPS, startSqsStandIn } from "../src/index.mjs";
 
 const require = createRequire(import.meta.url);
@@ -65,6 +65,11 @@ describe("known differences of autumn@187c0a7 for the kit", () => {
   it("no two entries match the same failure", () => {
     const keys = entries.map((e) => `${e.operation} ${e.check} ${e.reason}`);
     expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("every entry names a check the kit runs against entitlements", () => {
+    const checks = new Set(listChecks("entitlements", "behavior").map((c) => `${c.operation} ${c.name}`));
+    for (const entry of entries) expect(checks.has(`${entry.operation} ${entry.check}`), `${entry.operation} ${entry.check}`).toBe(true);
   });
 });
 
