@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { AUTUMN_SEED, autumnRequests } from "./autumn-requests.mjs";
 import { exchange, writeRecords } from "./exchanges.mjs";
-import { freePort, onPath, probePort, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+import { freePort, onPath, probePort, run, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
 import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 const require = createRequire(import.meta.url);
@@ -192,8 +192,6 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
   const started = Date.now();
   const root = path.resolve(source);
   const logDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-"));
-  let queue;
-  let pgDir;
   try {
     if (!existsSync(path.join(root, "server", "src", "index.ts")) || !existsSync(path.join(root, "shared", "drizzle"))) {
       throw new Error(`${root} is not a checkout of useautumn/autumn (no server/src/index.ts and shared/drizzle)`);
@@ -215,7 +213,8 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
 
     // PostgreSQL in a folder of this run (its own: the log folder is root's alone), on a free port
     // of 127.0.0.1, trusting local connections; removed at the end.
-    pgDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-pg-"));
+    const pgDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-pg-"));
+    whenStopped("autumn-postgres-folder", () => rmSync(pgDir, { recursive: true, force: true }));
     if (process.getuid?.() === 0) {
       const { uid, gid } = userIds("postgres");
       chownSync(pgDir, uid, gid);
@@ -240,7 +239,8 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     const redis = startDaemon("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { cwd: logDir, logFile: path.join(logDir, "redis.log") });
     await waitUntil(() => redisAnswers(redisPort), { timeoutMs: AUTUMN_LIMITS.redisReadyMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
 
-    queue = await startSqsStandIn();
+    const queue = await startSqsStandIn();
+    whenStopped("autumn-queue-stand-in", () => queue.close());
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const databaseUrl = `postgresql://postgres@127.0.0.1:${pgPort}/autumn`;
@@ -341,7 +341,5 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     return worst;
   } finally {
     await stopAll();
-    await queue?.close();
-    if (pgDir) rmSync(pgDir, { recursive: true, force: true });
   }
 }
