@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { AUTUMN_SEED, autumnRequests } from "./autumn-requests.mjs";
 import { exchange, writeRecords } from "./exchanges.mjs";
-import { freePort, onPath, probePort, run, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
+import { freePort, onPath, run, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
+import { commitOf, httpAnswers, redisAnswers, redisReplies, seconds } from "./servers.mjs";
 import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 const require = createRequire(import.meta.url);
@@ -72,16 +73,6 @@ export function prepareCheckout(root) {
   }
 }
 
-/** The commit of the checkout: `--commit`, else `git rev-parse HEAD` in it, else "unknown". */
-function commitOf(source, given) {
-  if (given) return given;
-  try {
-    return execFileSync("git", ["-C", source, "rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 }).trim();
-  } catch {
-    return "unknown";
-  }
-}
-
 /** The folder of PostgreSQL's server programs: `pg_config --bindir`, else the newest /usr/lib/postgresql/<N>/bin. */
 function postgresBinDir() {
   try {
@@ -106,31 +97,6 @@ function userIds(name) {
   const uid = Number(execFileSync("id", ["-u", name], { encoding: "utf8", timeout: 5_000 }).trim());
   const gid = Number(execFileSync("id", ["-g", name], { encoding: "utf8", timeout: 5_000 }).trim());
   return { uid, gid };
-}
-
-/** Sends one inline command to Redis; true when it answers +OK. */
-function redisCommand(port, command) {
-  return probePort(port, (socket, done) => {
-    socket.once("data", (data) => done(data.toString().startsWith("+OK")));
-    socket.write(`${command}\r\n`);
-  });
-}
-
-function redisAnswers(port) {
-  return probePort(port, (socket, done) => {
-    socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
-    socket.write("PING\r\n");
-  });
-}
-
-async function httpAnswers(baseUrl) {
-  const response = await fetch(baseUrl, { signal: AbortSignal.timeout(3_000) });
-  await response.body?.cancel();
-  return true;
-}
-
-function seconds(since) {
-  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
 /** The path of `bun` from npm, fetched by npx in a folder of its own (npx in the checkout would read its overrides). */
@@ -290,7 +256,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     if ((await psql("autumn", `update organizations set created_at = ${Date.now()} where slug = '${AUTUMN_SEED.organisationSlug}'`)) !== 0) {
       throw new Error(`dating the organisation failed; see ${path.join(logDir, "psql.log")}`);
     }
-    if (!(await redisCommand(redisPort, "FLUSHALL"))) throw new Error("redis-server did not answer FLUSHALL");
+    if (!(await redisReplies(redisPort, "FLUSHALL", "+OK"))) throw new Error("redis-server did not answer FLUSHALL");
 
     const api = startDaemon("bun", ["src/index.ts"], { cwd: path.join(root, "server"), env, logFile: path.join(logDir, "api.log") });
     await waitUntil(() => httpAnswers(baseUrl), { timeoutMs: AUTUMN_LIMITS.apiReadyMs, what: "the Autumn server", stillRunning: () => api.exitCode === null });

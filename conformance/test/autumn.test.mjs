@@ -1,16 +1,14 @@
 // The offline parts of an Autumn run: its request list, its accepted differences, the manifest
 // changes made before `bun install`, and the queue stand-in.
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { listChecks, parseKnownDifferences } from "@api-contracts/contract-tests";
 import { AUTUMN_SEED, autumnFixtures, autumnRequests, judgedEntitlementsBodies, prepareCheckout, REGISTRY_GAPS, startSqsStandIn } from "../src/index.mjs";
+import { operationIdsOf } from "./operations.mjs";
 
-const require = createRequire(import.meta.url);
-const bundle = JSON.parse(readFileSync(require.resolve("@api-contracts/spec/entitlements.json"), "utf8"));
-const operationIds = Object.values(bundle.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
+const operationIds = operationIdsOf("entitlements");
 
 describe("the Autumn request list", () => {
   const requests = autumnRequests();
