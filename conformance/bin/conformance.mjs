@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // conformance firecrawl --source <apps/api> [--record <dir>] [--commit <sha>] [--generate <N>] [--report <file>] [--proxy-report <file>]
+// conformance autumn --source <autumn checkout> [--record <dir>] [--commit <sha>] [--report <file>] [--schema-only]
 import { parseArgs } from "node:util";
+import { runAutumn } from "../src/autumn.mjs";
 import { runFirecrawl } from "../src/firecrawl.mjs";
 import { stopAll, stopOnSignals } from "../src/processes.mjs";
 
 const USAGE = `Usage: conformance firecrawl --source <DIR> [--record <DIR>] [--commit <SHA>]
                              [--generate <N>] [--report <FILE.json>] [--proxy-report <FILE.jsonl>]
+       conformance autumn --source <DIR> [--record <DIR>] [--commit <SHA>] [--report <FILE.json>]
+                          [--schema-only]
 
 Installs and starts the open-source Firecrawl API server from DIR (a checkout of its apps/api
 folder) with redis-server on free ports of 127.0.0.1, self-hosted (no database authentication, no
@@ -22,6 +26,15 @@ options, its cancel, the token usage) through contract-proxy --strict in front o
 
 The accepted differences of the release are read from conformance/known-differences/:
 firecrawl.json (the kit's) and firecrawl-proxy.json (the proxy's).
+
+autumn: installs (Bun from npm) and starts Autumn's server from DIR (a checkout of the
+useautumn/autumn monorepo; its package.json files are adjusted to what the registry holds) with
+PostgreSQL (initdb in a folder of the run), redis-server and a stand-in for its message queue on
+free ports of 127.0.0.1, migrates and seeds it with its own scripts and API, sends a fixed list of
+check, track and finalize requests, then runs contract-test --service entitlements at schema and
+behavior level (--schema-only: schema alone) with the seeded ids as fixtures. Accepted
+differences: conformance/known-differences/autumn.json. Also needs PostgreSQL (Debian: apt-get
+install -y postgresql); run as root, PostgreSQL runs as the postgres user (runuser).
 
 Needs redis-server on the PATH (Debian: apt-get install -y redis-server) and the npm registry.
 Exit status: 0 when every kit check passed or is known and the proxy reported no violation that
@@ -40,6 +53,7 @@ async function main(argv) {
         generate: { type: "string" },
         report: { type: "string" },
         "proxy-report": { type: "string" },
+        "schema-only": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -52,8 +66,12 @@ async function main(argv) {
     console.log(USAGE);
     return 0;
   }
-  if (positionals.length !== 1 || positionals[0] !== "firecrawl" || !values.source) {
-    console.error(`conformance: name the server (firecrawl) and --source\n\n${USAGE}`);
+  if (positionals.length !== 1 || !["firecrawl", "autumn"].includes(positionals[0]) || !values.source) {
+    console.error(`conformance: name the server (firecrawl or autumn) and --source\n\n${USAGE}`);
+    return 2;
+  }
+  if (positionals[0] === "autumn" && (values.generate !== undefined || values["proxy-report"] !== undefined)) {
+    console.error(`conformance: --generate and --proxy-report are for firecrawl\n\n${USAGE}`);
     return 2;
   }
   if (values.generate !== undefined && !/^[1-9]\d*$/.test(values.generate)) {
@@ -62,6 +80,9 @@ async function main(argv) {
   }
   stopOnSignals((line) => console.error(`conformance: ${line}`));
   try {
+    if (positionals[0] === "autumn") {
+      return await runAutumn({ source: values.source, record: values.record, commit: values.commit, reportFile: values.report, behavior: !values["schema-only"] });
+    }
     return await runFirecrawl({
       source: values.source,
       record: values.record,

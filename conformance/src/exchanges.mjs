@@ -43,7 +43,8 @@ async function boundedText(response) {
 
 /**
  * Sends one request of the list and returns its exchange. `request.path` may hold `{name}`
- * placeholders filled from `values` (ids an earlier answer gave).
+ * placeholders filled from `values` (ids an earlier answer gave); `request.headers` (never a
+ * credential) are sent and recorded.
  */
 export async function exchange(baseUrl, request, { apiKey, server, values, timeoutMs }) {
   const concretePath = request.path.replace(/\{(\w+)\}/g, (_m, name) => {
@@ -55,7 +56,11 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
   const hasBody = request.body !== undefined || request.raw !== undefined;
   const response = await fetch(url, {
     method: request.method,
-    headers: { ...authorizationHeader(request.auth, apiKey), ...(hasBody ? { "content-type": "application/json" } : {}) },
+    headers: {
+      ...authorizationHeader(request.auth, apiKey),
+      ...(hasBody ? { "content-type": "application/json" } : {}),
+      ...(request.headers ?? {}),
+    },
     ...(hasBody ? { body: request.raw ?? JSON.stringify(request.body) } : {}),
     signal: AbortSignal.timeout(timeoutMs),
     redirect: "manual",
@@ -76,6 +81,7 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
     path: concretePath,
     ...(request.query ? { query: request.query } : {}),
     authorization: request.auth,
+    ...(request.headers ? { headers: request.headers } : {}),
     ...(request.body !== undefined ? { requestBody: request.body } : {}),
     ...(request.raw !== undefined ? { requestRaw: request.raw } : {}),
     status: response.status,

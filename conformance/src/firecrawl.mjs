@@ -1,6 +1,5 @@
 // Runs the open-source Firecrawl API server from a checkout of its apps/api folder, self-hosted
 // (no database authentication, no outside service), records its answers and runs the kit.
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -8,7 +7,8 @@ import path from "node:path";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
-import { freePort, onPath, probePort, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+import { commitOf, httpAnswers, redisAnswers, seconds } from "./servers.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -26,35 +26,6 @@ export const LIMITS = {
   contractTestMs: 10 * 60_000,
   sdkStepMs: 20_000,
 };
-
-/** The commit of the checkout: `--commit`, else `git rev-parse HEAD` in it, else "unknown". */
-function commitOf(source, given) {
-  if (given) return given;
-  try {
-    return execFileSync("git", ["-C", source, "rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 }).trim();
-  } catch {
-    return "unknown";
-  }
-}
-
-/** Whether a Redis server on the port answers PING. */
-function redisAnswers(port) {
-  return probePort(port, (socket, done) => {
-    socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
-    socket.write("PING\r\n");
-  });
-}
-
-/** Whether the API answers anything over HTTP. */
-async function httpAnswers(baseUrl) {
-  const response = await fetch(baseUrl, { signal: AbortSignal.timeout(3_000) });
-  await response.body?.cancel();
-  return true;
-}
-
-function seconds(since) {
-  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
-}
 
 /**
  * The whole run. Resolves with the exit code: the kit's (0 or 1), or 2 when set-up fails.

@@ -6,6 +6,8 @@ import { createConnection, createServer } from "node:net";
 
 /** Children still running, by pid. */
 const running = new Map();
+/** Set once a signal asked the run to stop: nothing new is started after it. */
+let stopping = false;
 
 /** A free TCP port on 127.0.0.1, chosen by the system. */
 export function freePort() {
@@ -43,6 +45,7 @@ export async function onPath(command) {
 }
 
 function startGroup(command, args, { cwd, env, logFile, quiet }) {
+  if (stopping) throw new Error(`stopping: ${command} is not started`);
   const child = spawn(command, args, {
     cwd,
     env: env ?? process.env,
@@ -110,16 +113,28 @@ export async function stopGroup(child, graceMs = 5_000) {
   running.delete(child.pid);
 }
 
-/** Stops every process group this run started, newest first. */
+/** Work to do once every process is stopped (removing a folder a server wrote to), by name. */
+const afterStop = new Map();
+
+/** Registers `fn` to run after stopAll has stopped the processes (again under the same name: replaced). */
+export function whenStopped(name, fn) {
+  afterStop.set(name, fn);
+}
+
+/** Stops every process group this run started, newest first, then runs what whenStopped registered. */
 export async function stopAll() {
   const children = [...running.values()].reverse();
   for (const child of children) await stopGroup(child);
+  const tasks = [...afterStop.values()];
+  afterStop.clear();
+  for (const task of tasks) await Promise.resolve().then(task).catch(() => {});
 }
 
 /** On SIGINT or SIGTERM: stop everything started, then exit 130 / 143. */
 export function stopOnSignals(log) {
   for (const [name, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
     process.once(name, () => {
+      stopping = true;
       log(`${name}: stopping what was started`);
       void stopAll().finally(() => process.exit(code));
     });

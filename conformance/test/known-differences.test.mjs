@@ -1,15 +1,13 @@
 // The accepted differences of Firecrawl 61e38dc, for the kit and for the proxy: each in the shared
 // format, naming a documented operation, its kind and its source in Firecrawl's code.
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseKnownDifferences } from "@api-contracts/contract-tests";
 import { PROXY_KNOWN_DIFFERENCES, summariseProxyReport } from "../src/index.mjs";
+import { operationIdsOf } from "./operations.mjs";
 
-const require = createRequire(import.meta.url);
-const bundle = JSON.parse(readFileSync(require.resolve("@api-contracts/spec/webdata.json"), "utf8"));
-const operationIds = new Set(Object.values(bundle.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean)));
+const operationIds = new Set(operationIdsOf("webdata"));
 const KINDS = ["version difference of release 61e38dc", "live service configured without database authentication", "live differs from its docs"];
 const files = {
   kit: path.join(import.meta.dirname, "..", "known-differences", "firecrawl.json"),

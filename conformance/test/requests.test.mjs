@@ -1,11 +1,8 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { firecrawlRequests, redact } from "../src/index.mjs";
+import { operationIdsOf } from "./operations.mjs";
 
-const require = createRequire(import.meta.url);
-const bundle = JSON.parse(readFileSync(require.resolve("@api-contracts/spec/webdata.json"), "utf8"));
-const operationIds = Object.values(bundle.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
+const operationIds = operationIdsOf("webdata");
 
 describe("the Firecrawl request list", () => {
   const requests = firecrawlRequests();
