@@ -95,8 +95,8 @@ function knownOf(server: string): KnownDifference[] {
 const STATE_REFUSALS: Record<string, (body: unknown) => boolean> = {
   // FinalizeBadRequest: `invalid_request` when no live lock has the lock_id.
   finalizeLock: (body) => codeOf(body) === "invalid_request" && /^Lock not found for ID: /.test(messageOf(body)),
-  // CheckBadRequest: `invalid_inputs` for send_event on a boolean feature or a lock on a non-consumable one.
-  checkAccess: (body) => codeOf(body) === "invalid_inputs" && /send_event|lock/i.test(messageOf(body)) && !/: must be /.test(messageOf(body)),
+  // CheckBadRequest: `invalid_request` for send_event or a lock on a boolean feature, `invalid_inputs` for a lock on another non-consumable one.
+  checkAccess: (body) => ["invalid_inputs", "invalid_request"].includes(codeOf(body)) && /send_event|lock/i.test(messageOf(body)) && !/: must be /.test(messageOf(body)),
 };
 
 function codeOf(body: unknown): string {

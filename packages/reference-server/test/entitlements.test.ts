@@ -92,9 +92,11 @@ describe("entitlements reference server", () => {
     expect(body).toMatchObject({ allowed: true, flag: { feature_id: ids.boolean_feature_id } });
   });
 
-  it("check: send_event on a boolean feature and a lock on a non-consumable feature are 400 invalid_inputs", async () => {
+  it("check: send_event or a lock on a boolean feature is 400 invalid_request, a lock on another non-consumable feature 400 invalid_inputs", async () => {
     const sendEvent = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: ids.boolean_feature_id, send_event: true });
-    expect(sendEvent).toMatchObject({ status: 400, body: { code: "invalid_inputs" } });
+    expect(sendEvent).toMatchObject({ status: 400, body: { code: "invalid_request" } });
+    const booleanLock = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: ids.boolean_feature_id, lock: { lock_id: "flag-lock", enabled: true } });
+    expect(booleanLock).toMatchObject({ status: 400, body: { code: "invalid_request" } });
     const lock = await api.post(CHECK, { customer_id: ids.customer_id, feature_id: "seats", lock: { lock_id: "seat-lock", enabled: true } });
     expect(lock).toMatchObject({ status: 400, body: { code: "invalid_inputs" } });
   });

@@ -143,10 +143,13 @@ function behaviorChecks(): Check[] {
       expectAllowed(body, false, "check of the feature outside the plan");
       return pass("denied");
     }),
-    behavior("checkAccess", "balances-contain-checked-feature", "balances contains the checked feature", async (ctx) => {
+    // The live service sends `balances` only with send_event or a lock (useautumn/autumn@187c0a7fd818
+    // runCheckWithTrackV2); where it is sent, the seed says it holds the checked feature.
+    behavior("checkAccess", "balances-contain-checked-feature", "balances, when sent, contains the checked feature", async (ctx) => {
       const featureId = entitlementsIds(ctx).metered_feature_id;
       const body = await check(ctx, { feature_id: featureId }, "check of the metered feature");
       const balances = body.balances;
+      if (balances === undefined) return pass("no balances sent (a plain check may leave them out)");
       if (typeof balances !== "object" || balances === null || !(featureId in balances)) {
         return fail(`expected balances to contain ${featureId}, got ${JSON.stringify(balances)}`);
       }

@@ -41,11 +41,12 @@ const entitlements: GenerationProfile = {
   stateRefusal(operation, request, answer, fixtures, source) {
     if (answer.status !== 400) return undefined;
     const body = (request.body ?? {}) as Record<string, unknown>;
-    if ((operation === "checkAccess" || operation === "checkAccessLegacy") && codeOf(answer.body) === "invalid_inputs") {
+    const code = codeOf(answer.body);
+    if ((operation === "checkAccess" || operation === "checkAccessLegacy") && (code === "invalid_inputs" || code === "invalid_request")) {
       // The fixtures promise only the metered feature to be consumable.
       const consumable = body.feature_id === entitlementsIds({ fixtures }).metered_feature_id;
       if (!consumable && (body.send_event === true || body.lock !== undefined)) {
-        return "CheckBadRequest documents invalid_inputs for send_event on a boolean feature and for a lock on a non-consumable feature";
+        return "CheckBadRequest documents invalid_request for send_event or a lock on a boolean feature and invalid_inputs for a lock on another non-consumable feature";
       }
     }
     if (operation === "finalizeLock" && codeOf(answer.body) === "invalid_request") {

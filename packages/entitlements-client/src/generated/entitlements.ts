@@ -1211,7 +1211,11 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid. `code` is `invalid_inputs` (body fails validation, `send_event` on a boolean feature, lock on a non-consumable feature, `lock.expires_at` more than 24 hours ahead) or `invalid_api_version` (bad `x-api-version` header). */
+        /**
+         * @description The request is invalid. `code` is `invalid_inputs` (body fails validation, lock on a non-consumable feature, `lock.expires_at` more than 24 hours ahead), `invalid_request` (`send_event` or a lock on a boolean feature, which has no balance) or `invalid_api_version` (bad `x-api-version` header).
+         *
+         *     Live service: a `lock.expires_at` more than 24 hours ahead is answered with `code: invalid_request`.
+         */
         CheckBadRequest: {
             headers: {
                 [name: string]: unknown;

@@ -36,6 +36,11 @@ export class EntitlementsError extends Error {
   }
 }
 
+/** `send_event` or a lock on a boolean feature: it has no balance to deduct or hold (live: runCheckWithTrackV2). */
+function booleanUsage(): EntitlementsError {
+  return new EntitlementsError(400, "invalid_request", "send_event cannot be used with boolean features, which are flags rather than usage-tracked.");
+}
+
 /** One source of a balance: a product item granting the feature. */
 interface Source {
   productId: string;
@@ -268,7 +273,8 @@ export class EntitlementsStore {
    * expiry has already passed is accepted and simply holds nothing from then on.
    */
   private checkLock(feature: Feature): void {
-    if (feature.type === "boolean" || !feature.consumable) {
+    if (feature.type === "boolean") throw booleanUsage();
+    if (!feature.consumable) {
       throw new EntitlementsError(400, "invalid_inputs", `lock can only be placed on a consumable feature; ${feature.id} is not consumable`);
     }
   }
@@ -362,9 +368,7 @@ export class EntitlementsStore {
     // The contract's validator has judged every amount before the store sees it (finite, any
     // sign); a negative one never denies a customer who has a balance, as live.
     const required = req.required_balance ?? req.required_quantity ?? 1;
-    if (req.send_event && feature.type === "boolean") {
-      throw new EntitlementsError(400, "invalid_inputs", `send_event cannot be used with boolean feature ${feature.id}: it has no balance to deduct`);
-    }
+    if (req.send_event && feature.type === "boolean") throw booleanUsage();
     if (req.lock) this.checkLock(feature);
     const account = holder.accounts.get(feature.id);
     this.tick(account);
