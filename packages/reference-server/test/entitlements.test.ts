@@ -209,6 +209,14 @@ describe("entitlements reference server", () => {
     expect(body).toMatchObject({ event_name: "message.sent", balances: { messages: { remaining: before - 2 } } });
   });
 
+  it("track: an event name no feature listens to is 404 invalid_request, and records nothing", async () => {
+    const before = await remaining();
+    const { status, body } = await api.post("/v1/balances.track", { customer_id: ids.customer_id, event_name: "export.finished", value: 2 });
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ code: "invalid_request", message: "No features found for event name: export.finished" });
+    expect(await remaining()).toBe(before);
+  });
+
   it("track: both or neither of feature_id and event_name is 400 invalid_inputs naming them", async () => {
     const both = await api.post("/v1/balances.track", { customer_id: ids.customer_id, feature_id: "messages", event_name: "message.sent" });
     expect(both).toMatchObject({ status: 400, body: { code: "invalid_inputs" } });

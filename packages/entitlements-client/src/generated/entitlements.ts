@@ -1309,7 +1309,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Something the request names does not exist. `code` is `customer_not_found`, `feature_not_found` or `entity_not_found`. */
+        /** @description Something the request names does not exist. `code` is `customer_not_found`, `feature_not_found` or `entity_not_found`; for a track by `event_name` that no feature listens to, `invalid_request`. */
         NotFound: {
             headers: {
                 [name: string]: unknown;

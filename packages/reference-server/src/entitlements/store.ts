@@ -457,6 +457,7 @@ export class EntitlementsStore {
       throw new EntitlementsError(400, "invalid_inputs", "Exactly one of feature_id or event_name is required");
     }
     const features = featureId !== undefined ? [this.feature(featureId)] : [...this.features.values()].filter((f) => f.event_names?.includes(eventName as string));
+    if (features.length === 0) throw new EntitlementsError(404, "invalid_request", `No features found for event name: ${eventName}`);
     this.tick();
     // A track's lock is bounded by nothing the contract states: it holds what the balances it
     // draws on can hold, and nothing on a feature without one.
