@@ -5,16 +5,14 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AUTUMN_SEED, autumnRequests } from "./autumn-requests.mjs";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { freePort, onPath, run, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
-import { commitOf, httpAnswers, redisAnswers, redisReplies, seconds } from "./servers.mjs";
+import { commitOf, httpAnswers, redisAnswers, redisReplies, runKitLevels, seconds } from "./servers.mjs";
 import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
-const require = createRequire(import.meta.url);
 
 /** Bun from the npm registry: the version of the checkout's `.bun-version` at 187c0a7. */
 export const BUN = "bun@1.3.14";
@@ -276,33 +274,20 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
     }
 
-    const kit = require.resolve("@api-contracts/contract-tests/package.json");
-    const kitBin = path.join(path.dirname(kit), readJson(kit).bin["contract-test"]);
     const fixtures = path.join(logDir, "fixtures.json");
     writeJson(fixtures, autumnFixtures());
-    const known = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "known-differences", "autumn.json");
-    const report = reportFile ? path.resolve(reportFile) : path.join(logDir, "contract-test-report.json");
-    const { listChecks } = await import("@api-contracts/contract-tests");
-    let worst = 0;
-    for (const level of behavior ? ["schema", "behavior"] : ["schema"]) {
-      const levelReport = level === "schema" ? report : report.replace(/(\.json)?$/, `-${level}.json`);
-      const args = [kitBin, "--service", "entitlements", "--base-url", baseUrl, "--level", level, "--fixtures", fixtures, "--report", levelReport];
-      // Each level gets the entries of its own checks, so that the schema run does not call the
-      // behaviour entries stale.
-      if (existsSync(known)) {
-        const checks = new Set(listChecks("entitlements", level).map((c) => `${c.operation} ${c.name}`));
-        const entries = readJson(known).filter((entry) => checks.has(`${entry.operation} ${entry.check}`));
-        if (entries.length > 0) {
-          const levelKnown = path.join(logDir, `known-differences-${level}.json`);
-          writeJson(levelKnown, entries);
-          args.push("--known-differences", levelKnown);
-        }
-      }
-      log(`contract-test ${args.slice(1).join(" ")}`);
-      const code = await run(process.execPath, args, { env: { ...process.env, CONTRACT_API_KEY: key }, timeoutMs: AUTUMN_LIMITS.contractTestMs });
-      log(`contract-test --level ${level} exit ${code}; report ${levelReport}`);
-      worst = Math.max(worst, code);
-    }
+    const worst = await runKitLevels({
+      service: "entitlements",
+      baseUrl,
+      apiKey: key,
+      levels: behavior ? ["schema", "behavior"] : ["schema"],
+      known: path.join(path.dirname(new URL(import.meta.url).pathname), "..", "known-differences", "autumn.json"),
+      report: reportFile ? path.resolve(reportFile) : path.join(logDir, "contract-test-report.json"),
+      logDir,
+      extraArgs: () => ["--fixtures", fixtures],
+      timeoutMs: AUTUMN_LIMITS.contractTestMs,
+      log,
+    });
     log(`whole run ${seconds(started)}`);
     return worst;
   } finally {

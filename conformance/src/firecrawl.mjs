@@ -1,16 +1,14 @@
 // Runs the open-source Firecrawl API server from a checkout of its apps/api folder, self-hosted
 // (no database authentication, no outside service), records its answers and runs the kit.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
 import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
-import { commitOf, httpAnswers, redisAnswers, seconds } from "./servers.mjs";
+import { commitOf, httpAnswers, redisAnswers, runKitLevels, seconds } from "./servers.mjs";
 
-const require = createRequire(import.meta.url);
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
 export const PNPM = "pnpm@9.15.9";
@@ -98,19 +96,19 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
       log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
     }
 
-    const kit = require.resolve("@api-contracts/contract-tests/package.json");
-    const kitBin = path.join(path.dirname(kit), JSON.parse(readFileSync(kit, "utf8")).bin["contract-test"]);
-    const report = reportFile ?? path.join(logDir, "contract-test-report.json");
-    const known = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "known-differences", "firecrawl.json");
-    const args = [kitBin, "--service", "webdata", "--base-url", baseUrl, "--level", "schema", "--report", report];
-    if (existsSync(known)) args.push("--known-differences", known);
-    if (generate) args.push("--generate", String(generate), "--seed", "20261123");
-    log(`contract-test ${args.slice(1).join(" ")}`);
-    const code = await run(process.execPath, args, {
-      env: { ...process.env, CONTRACT_API_KEY: API_KEY },
+    // Schema level, and the HTTP probes (behaviour level needs ids this server cannot be seeded with).
+    const code = await runKitLevels({
+      service: "webdata",
+      baseUrl,
+      apiKey: API_KEY,
+      levels: ["schema", "http"],
+      known: path.join(path.dirname(new URL(import.meta.url).pathname), "..", "known-differences", "firecrawl.json"),
+      report: path.resolve(reportFile ?? path.join(logDir, "contract-test-report.json")),
+      logDir,
+      extraArgs: (level) => (generate && level === "schema" ? ["--generate", String(generate), "--seed", "20261123"] : []),
       timeoutMs: LIMITS.contractTestMs,
+      log,
     });
-    log(`contract-test exit ${code}; report ${report}`);
 
     // The official SDK through the contract proxy (strict), in front of the same server.
     const proxyReport = proxyReportFile ? path.resolve(proxyReportFile) : path.join(logDir, "contract-proxy-report.jsonl");

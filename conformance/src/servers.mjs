@@ -1,7 +1,12 @@
 // What the runs of different servers share: the commit of a checkout, whether Redis and the API
-// answer, and how long a step took.
+// answer, how long a step took, and the kit's run at each level.
 import { execFileSync } from "node:child_process";
-import { probePort } from "./processes.mjs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { probePort, run } from "./processes.mjs";
+
+const require = createRequire(import.meta.url);
 
 /** The commit of the checkout: `given` (`--commit`), else `git rev-parse HEAD` in it, else "unknown". */
 export function commitOf(source, given) {
@@ -36,4 +41,34 @@ export async function httpAnswers(baseUrl) {
 /** The time since `since` (Date.now() then), in seconds. */
 export function seconds(since) {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Runs `contract-test` once per level against the server. Each level gets the entries of the
+ * known-differences file that name its own checks, so that one level's run does not call another
+ * level's entries stale. Resolves with the worst exit code.
+ */
+export async function runKitLevels({ service, baseUrl, apiKey, levels, known, report, logDir, extraArgs = () => [], timeoutMs, log }) {
+  const kit = require.resolve("@api-contracts/contract-tests/package.json");
+  const kitBin = path.join(path.dirname(kit), JSON.parse(readFileSync(kit, "utf8")).bin["contract-test"]);
+  const { listChecks } = await import("@api-contracts/contract-tests");
+  const entries = existsSync(known) ? JSON.parse(readFileSync(known, "utf8")) : [];
+  let worst = 0;
+  for (const [index, level] of levels.entries()) {
+    const levelReport = index === 0 ? report : report.replace(/(\.json)?$/, `-${level}.json`);
+    const args = [kitBin, "--service", service, "--base-url", baseUrl, "--level", level, "--report", levelReport, ...extraArgs(level)];
+    const checks = new Set(listChecks(service, level).map((check) => `${check.operation} ${check.name}`));
+    const own = entries.filter((entry) => checks.has(`${entry.operation} ${entry.check}`));
+    if (own.length > 0) {
+      const levelKnown = path.join(logDir, `known-differences-${level}.json`);
+      writeFileSync(levelKnown, `${JSON.stringify(own, null, 2)}\n`);
+      args.push("--known-differences", levelKnown);
+    }
+    log(`contract-test ${args.slice(1).join(" ")}`);
+    // The key goes by environment, never on a command line a process listing shows.
+    const code = await run(process.execPath, args, { env: { ...process.env, CONTRACT_API_KEY: apiKey }, timeoutMs });
+    log(`contract-test --level ${level} exit ${code}; report ${levelReport}`);
+    worst = Math.max(worst, code);
+  }
+  return worst;
 }
