@@ -3,18 +3,10 @@
 // content type, response body and the server's source commit.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { redactor } from "@api-contracts/contract-tests";
 
 /** Most bytes of one answer kept; a longer answer is cut and marked. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
-
-/** Replaces every occurrence of each secret in a text, in any letter case. */
-export function redact(text, secrets) {
-  let out = text;
-  for (const secret of secrets.filter((s) => s && s.length >= 4)) {
-    out = out.replace(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), "[redacted]");
-  }
-  return out;
-}
 
 function authorizationHeader(form, apiKey) {
   if (form === "bearer") return { authorization: `Bearer ${apiKey}` };
@@ -65,7 +57,7 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
     signal: AbortSignal.timeout(timeoutMs),
     redirect: "manual",
   });
-  const text = redact(await boundedText(response), [apiKey]);
+  const text = redactor([apiKey])(await boundedText(response));
   const contentType = response.headers.get("content-type") ?? "";
   let responseBody = text;
   if (/json/i.test(contentType)) {

@@ -7,4 +7,5 @@ export type { Fixtures, EntitlementsFixtures, WebdataFixtures, ApiKeys } from ".
 export { UnreachableError, AnswerTooLargeError } from "./http.js";
 export type { Level } from "./checks/types.js";
 export { main } from "./cli.js";
+export { redactor, REDACTED } from "./secrets.js";
 export { KnownDifferences, loadKnownDifferences, parseKnownDifferences, type KnownDifference } from "./known-differences.js";
