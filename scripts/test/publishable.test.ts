@@ -1,5 +1,6 @@
 // Every public package can be published as it stands: its tarball holds what its `exports` and
-// `bin` name, and nothing outside its own folder.
+// `bin` name, and nothing outside its own folder; every entry loads with `import` and with
+// `require()`; it carries the metadata a registry and its users need.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -47,5 +48,26 @@ describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: strin
     }
     expect(files).toContain("package.json");
     expect(files).toContain("README.md");
+  });
+
+  it("every entry loads from an ES module and from CommonJS (require of an ES module: no top-level await)", () => {
+    const entries = Object.keys(manifest.exports ?? {})
+      .filter((subpath) => !subpath.includes("*"))
+      .map((subpath) => manifest.name + subpath.slice(1));
+    const script = (kind: "import" | "require") =>
+      `const load = ${kind === "import" ? `(name) => import(name, name.endsWith(".json") ? { with: { type: "json" } } : undefined)` : "async (name) => require(name)"};
+      for (const name of ${JSON.stringify(entries)}) await load(name).catch((error) => { console.log(name + ": " + (error.code ?? "") + " " + error.message.split("\\n")[0]); process.exitCode = 1; });`;
+    for (const kind of ["import", "require"] as const) {
+      // From the repository root, where every workspace package is linked into node_modules.
+      const wrapped = kind === "import" ? script(kind) : `(async () => { ${script(kind)} })()`;
+      const args = kind === "import" ? ["--input-type=module", "-e", wrapped] : ["--input-type=commonjs", "-e", wrapped];
+      let failures = "";
+      try {
+        execFileSync(process.execPath, ["--no-warnings", ...args], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      } catch (error) {
+        failures = String((error as { stdout?: string }).stdout ?? error);
+      }
+      expect(failures, `${kind} of ${entries.join(", ")}`).toBe("");
+    }
   });
 });
