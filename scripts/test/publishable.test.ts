@@ -10,9 +10,19 @@ import { repoRoot, workspacePackages } from "../package-graph.mjs";
 interface Manifest {
   name: string;
   private?: boolean;
+  license?: string;
+  repository?: { type?: string; url?: string; directory?: string };
+  publishConfig?: { access?: string };
+  engines?: { node?: string };
   exports?: Record<string, unknown>;
   bin?: Record<string, string> | string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
+
+const rootManifest = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Manifest;
+const rootLicense = readFileSync(path.join(repoRoot, "LICENSE"), "utf8");
 
 /** Every file an `exports` map or `bin` names; patterns (`./*.json`) name their folder. */
 function namedTargets(manifest: Manifest): string[] {
@@ -26,9 +36,24 @@ function namedTargets(manifest: Manifest): string[] {
   return targets.map((target) => path.posix.normalize(target));
 }
 
-const publicPackages = workspacePackages(repoRoot)
-  .map((pkg: { dir: string }) => ({ dir: pkg.dir, manifest: JSON.parse(readFileSync(path.join(pkg.dir, "package.json"), "utf8")) as Manifest }))
-  .filter(({ manifest }: { manifest: Manifest }) => manifest.private !== true);
+const workspaces = workspacePackages(repoRoot).map((pkg: { dir: string }) => ({
+  dir: pkg.dir,
+  manifest: JSON.parse(readFileSync(path.join(pkg.dir, "package.json"), "utf8")) as Manifest,
+}));
+const publicPackages = workspaces.filter(({ manifest }: { manifest: Manifest }) => manifest.private !== true);
+const privateNames = workspaces.filter(({ manifest }: { manifest: Manifest }) => manifest.private === true).map(({ manifest }: { manifest: Manifest }) => manifest.name);
+
+describe("the workspaces", () => {
+  it("keep what only this repository uses private: the dev tools, the conformance runner and the repository scripts", () => {
+    expect(privateNames).toEqual(expect.arrayContaining(["@api-contracts/dev-tools", "@api-contracts/conformance", "@api-contracts/repo-tools"]));
+  });
+
+  it("name one Node range, the README's: the versions that load ES modules with require()", () => {
+    expect(rootManifest.engines?.node).toBe("^20.19.0 || ^22.12.0 || >=24.0.0");
+    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    expect(readme).toContain(`\`${rootManifest.engines?.node}\``);
+  });
+});
 
 describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: string; manifest: Manifest }) => {
   it("packs every file its exports and bin name, and nothing from outside its folder", () => {
@@ -48,6 +73,20 @@ describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: strin
     }
     expect(files).toContain("package.json");
     expect(files).toContain("README.md");
+    expect(files).toContain("LICENSE");
+  });
+
+  it("carries the metadata a registry needs: the repository's license text, repository with its folder, public access, the one engines range", () => {
+    expect(manifest.license).toBe("MIT");
+    expect(readFileSync(path.join(dir, "LICENSE"), "utf8")).toBe(rootLicense);
+    expect(manifest.repository).toEqual({ ...rootManifest.repository, directory: path.relative(repoRoot, dir).split(path.sep).join("/") });
+    expect(manifest.publishConfig?.access).toBe("public");
+    expect(manifest.engines?.node).toBe(rootManifest.engines?.node);
+  });
+
+  it("needs no private workspace at run time", () => {
+    const runtime = { ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
+    expect(Object.keys(runtime).filter((name) => privateNames.includes(name))).toEqual([]);
   });
 
   it("every entry loads from an ES module and from CommonJS (require of an ES module: no top-level await)", () => {
