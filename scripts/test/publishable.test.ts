@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { repoRoot, workspacePackages } from "../package-graph.mjs";
 
@@ -22,6 +23,46 @@ interface Manifest {
 }
 
 const rootManifest = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Manifest;
+
+interface LockEntry {
+  version?: string;
+  resolved?: string;
+  link?: boolean;
+  engines?: { node?: string } | string[];
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+const lock = JSON.parse(readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+
+/** Where Node finds `name` from the lockfile location `from`: its own node_modules, then each parent's. */
+function lockLocation(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = dir.includes("node_modules/") ? dir.slice(0, dir.lastIndexOf("/node_modules/")) : "") {
+    const candidate = dir ? `${dir}/node_modules/${name}` : `node_modules/${name}`;
+    const entry = lock.packages[candidate];
+    if (entry) return entry.link && entry.resolved ? entry.resolved : candidate;
+    if (!dir) return undefined;
+  }
+}
+
+/** Every package (name@version and its engines.node) that installing the workspace at `location` brings, as the lockfile resolves it. */
+function runtimeClosure(location: string): Array<{ id: string; node?: string }> {
+  const seen = new Map<string, { id: string; node?: string }>();
+  const visit = (at: string) => {
+    if (seen.has(at)) return;
+    const entry = lock.packages[at]!;
+    const manifest = at.startsWith("node_modules/") || at.includes("/node_modules/") ? entry : (JSON.parse(readFileSync(path.join(repoRoot, at, "package.json"), "utf8")) as LockEntry);
+    const engines = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+    seen.set(at, { id: `${at.slice(at.lastIndexOf("node_modules/") + 13) || at}@${entry.version ?? "workspace"}`, ...(engines ? { node: engines } : {}) });
+    const names = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies });
+    for (const name of names) {
+      const found = lockLocation(name, at);
+      if (found) visit(found);
+    }
+  };
+  visit(location);
+  return [...seen.values()];
+}
 const rootLicense = readFileSync(path.join(repoRoot, "LICENSE"), "utf8");
 
 /** Every file an `exports` map or `bin` names; patterns (`./*.json`) name their folder. */
@@ -82,6 +123,14 @@ describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: strin
     expect(manifest.repository).toEqual({ ...rootManifest.repository, directory: path.relative(repoRoot, dir).split(path.sep).join("/") });
     expect(manifest.publishConfig?.access).toBe("public");
     expect(manifest.engines?.node).toBe(rootManifest.engines?.node);
+  });
+
+  it("pulls in nothing, as the lockfile resolves it, whose engines refuse a Node of the range (npm would warn EBADENGINE)", () => {
+    const lowest = ["20.19.0", "22.12.0", "24.0.0"];
+    const refusing = runtimeClosure(path.relative(repoRoot, dir).split(path.sep).join("/"))
+      .filter(({ node }) => node !== undefined && lowest.some((version) => !semver.satisfies(version, node)))
+      .map(({ id, node }) => `${id} (engines.node ${node})`);
+    expect(refusing).toEqual([]);
   });
 
   it("needs no private workspace at run time", () => {
