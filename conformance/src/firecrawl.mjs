@@ -7,8 +7,7 @@ import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
 import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
-import { commitOf, httpAnswers, redisAnswers, runKitLevels, seconds } from "./servers.mjs";
-
+import { commitOf, httpAnswers, judgeRun, redisAnswers, runKitLevels, seconds } from "./servers.mjs";
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
 export const PNPM = "pnpm@9.15.9";
@@ -95,6 +94,7 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
       const files = writeRecords(path.resolve(record), exchanges);
       log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
     }
+    const unexplained = judgeRun({ server: "firecrawl", exchanges, record, log });
 
     // Schema level, and the HTTP probes (behaviour level needs ids this server cannot be seeded with).
     const code = await runKitLevels({
@@ -119,7 +119,7 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
     const threw = sdk.steps.filter((step) => !step.ok).map((step) => step.name);
     log(`sdk through contract-proxy: ${sdk.steps.length - threw.length} of ${sdk.steps.length} calls returned${threw.length ? ` (threw: ${threw.join(", ")})` : ""}; ${sdk.violations.length} violations, ${sdk.known} known, ${sdk.stale.length} stale; report ${proxyReport}`);
     log(`whole run ${seconds(started)}`);
-    return code !== 0 ? code : sdk.violations.length > 0 ? 1 : 0;
+    return code !== 0 ? code : sdk.violations.length > 0 || unexplained > 0 ? 1 : 0;
   } finally {
     await stopAll();
   }

@@ -6,4 +6,5 @@ export { freePort, probePort, run, startDaemon, stopAll, stopGroup, waitUntil, w
 export { runAutumn, prepareCheckout, autumnFixtures, REGISTRY_GAPS, BUN, AUTUMN_LIMITS } from "./autumn.mjs";
 export { autumnRequests, judgedEntitlementsBodies, AUTUMN_SEED, JUDGED_OPERATIONS } from "./autumn-requests.mjs";
 export { startSqsStandIn } from "./sqs-stand-in.mjs";
-export { commitOf, httpAnswers, redisAnswers, redisReplies, seconds } from "./servers.mjs";
+export { commitOf, httpAnswers, judgeRun, redisAnswers, redisReplies, seconds } from "./servers.mjs";
+export { judgeExchanges, failuresOf, summaryOf, disagreements, readExchanges, readKnown, recordedDir, serversRecorded, RECORDED_SERVERS } from "./judgement.mjs";
