@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { failuresOf, judgeExchanges, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
+import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
 import { probePort, run } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
@@ -46,14 +46,14 @@ export function seconds(since) {
 }
 
 /**
- * Judges the run's exchanges as the replay of the records judges them, with the accepted
+ * Judges the run's exchanges (and crawls with a webhook) as the replay of the records judges them, with the accepted
  * differences the replay reads: `<record>/known-differences.json` when the run records into a
  * folder that has one, else the spec package's list for the server. Prints every failure and
  * resolves with their number.
  */
-export function judgeRun({ server, exchanges, record, log }) {
+export function judgeRun({ server, exchanges, webhookCrawls, record, log }) {
   const folder = record && existsSync(path.join(path.resolve(record), KNOWN_FILE)) ? path.resolve(record) : path.join(recordedDir(), server);
-  const judgement = judgeExchanges(server, exchanges, readKnown(folder));
+  const judgement = judgeRecords(server, { exchanges, webhookCrawls }, readKnown(folder));
   const failures = failuresOf(judgement);
   for (const failure of failures) log(`NOT KNOWN ${failure}`);
   log(`${summaryOf(judgement)} (known differences: ${path.join(folder, KNOWN_FILE)})`);
