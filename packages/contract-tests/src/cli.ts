@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
 import { DEFAULT_MAX_TIME_MS, formatResult, formatStale, formatSummary, LEVELS, parseLimit, parseSeed, randomSeed, runContractTests, SERVICES } from "./run.js";
 import { junitXml } from "./junit.js";
+import { init } from "./init.js";
 import { loadKnownDifferences } from "./known-differences.js";
 import { maskUrl, redactor } from "./secrets.js";
 import type { Service } from "./judge.js";
@@ -14,6 +15,7 @@ export const USAGE = `Usage: contract-test --service <entitlements|webdata> --ba
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
                      [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
                      [--known-differences <FILE.json>]
+       contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
 
   --level             schema (default): every operation through the generated clients;
                       behavior: also the stateful rules (needs --fixtures) and the HTTP probes;
@@ -55,6 +57,7 @@ const defaultIo: CliIo = {
 
 /** Runs the command line and resolves to its exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  if (argv[0] === "init") return init(argv.slice(1), io);
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({

@@ -13,6 +13,19 @@ export class UsageError extends Error {
 /** The format of a fixtures file, shipped as `@api-contracts/contract-tests/fixtures.schema.json`. */
 export const fixturesSchema = JSON.parse(readFileSync(new URL("../schema/fixtures.schema.json", import.meta.url), "utf8")) as Record<string, unknown>;
 
+/** The form of a value `contract-test init` writes for an id the implementer must fill in. */
+export const PLACEHOLDER = /^<fill in: [^>]*>$/;
+
+/** Members of the service sections that still hold an init placeholder, as "section.member". */
+function placeholdersLeft(fixtures: Fixtures): string[] {
+  const sections = Object.entries(fixturesSchema.properties as Record<string, { $ref?: string }>).filter(([, schema]) => schema.$ref).map(([name]) => name);
+  return sections.flatMap((section) =>
+    Object.entries((fixtures as Record<string, Record<string, unknown> | undefined>)[section] ?? {})
+      .filter(([, value]) => typeof value === "string" && PLACEHOLDER.test(value))
+      .map(([member]) => `${section}.${member}`),
+  );
+}
+
 /** Enough to mend a file by hand; a file with more problems is not worth listing in full. */
 const MAX_PROBLEMS = 20;
 
@@ -29,11 +42,16 @@ function describe(error: ErrorObject): string {
 
 /**
  * Checks a fixtures object against the format and hands it back typed. Throws a UsageError
- * naming each missing or wrong member (at most twenty).
+ * naming each missing or wrong member (at most twenty), or each id still left as the placeholder
+ * `contract-test init` wrote.
  */
 export function checkFixtures(value: unknown, source = "fixtures"): Fixtures {
   validator ??= new Ajv2020({ allErrors: true, strict: true }).compile(fixturesSchema);
-  if (validator(value)) return value as Fixtures;
+  if (validator(value)) {
+    const left = placeholdersLeft(value as Fixtures);
+    if (left.length === 0) return value as Fixtures;
+    throw new UsageError(`${source}: ${left.map((member) => `"${member}"`).join(", ")} still ${left.length === 1 ? "holds its placeholder" : "hold their placeholders"} from contract-test init; replace each with an id your server knows`);
+  }
   const problems = (validator.errors ?? []).map(describe);
   const shown = problems.slice(0, MAX_PROBLEMS).join("; ");
   const more = problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : "";

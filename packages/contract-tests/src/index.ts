@@ -2,7 +2,8 @@ export { runContractTests, measureGeneratedRun, optionsFromEnv, listChecks, form
 export type { ContractTestOptions, CheckResult, GeneratedRunCost, OperationReport, Report, RunLimits } from "./run.js";
 export { Contract, loadBundledSpec } from "./judge.js";
 export type { Exchange, Verdict, OperationRef, Service } from "./judge.js";
-export { UsageError, checkFixtures, fixturesSchema } from "./fixtures.js";
+export { UsageError, checkFixtures, fixturesSchema, PLACEHOLDER } from "./fixtures.js";
+export { fixturesTemplate } from "./init.js";
 export type { Fixtures, EntitlementsFixtures, WebdataFixtures, ApiKeys } from "./fixtures.js";
 export { UnreachableError, AnswerTooLargeError } from "./http.js";
 export type { Level } from "./checks/types.js";

@@ -25,27 +25,27 @@ export interface Fixtures {
  */
 export interface EntitlementsFixtures {
   /**
-   * A customer the target knows.
+   * A customer the target knows: the id of a customer created on it (Autumn: POST /v1/customers).
    */
   customer_id: string;
   /**
-   * A consumable metered feature with a finite balance of at least 100 for the customer and no overage. Each behaviour run spends about 7 units.
+   * A consumable metered feature with a finite balance of at least 100 for the customer and no overage: a feature of the customer's plan with included usage and no overage price. Each behaviour run spends about 7 units.
    */
   metered_feature_id: string;
   /**
-   * A boolean feature in the customer's plan.
+   * A boolean (on/off) feature in the customer's plan.
    */
   boolean_feature_id: string;
   /**
-   * A feature the customer may use without limit.
+   * A feature the customer may use without limit: a metered feature the customer's plan grants as unlimited.
    */
   unlimited_feature_id: string;
   /**
-   * A boolean feature that is not in the customer's plan.
+   * A boolean feature that is not in the customer's plan: one your server knows, attached to another plan or to none.
    */
   denied_feature_id: string;
   /**
-   * A customer id the target does not know.
+   * A customer id the target does not know: any id never created on it.
    */
   unknown_customer_id: string;
 }
@@ -57,11 +57,11 @@ export interface EntitlementsFixtures {
  */
 export interface WebdataFixtures {
   /**
-   * A monitor the target knows.
+   * A monitor the target knows: the id your server gave a monitor you created.
    */
   monitor_id: string;
   /**
-   * An http(s) URL the target accepts as the start of a crawl.
+   * An http(s) URL the target accepts as the start of a crawl: a site your server may fetch.
    */
   crawl_url: string;
 }

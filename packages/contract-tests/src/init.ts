@@ -1,0 +1,87 @@
+// `contract-test init`: a fixtures file for an implementer who has none yet. Every id the
+// behaviour level needs is a placeholder the kit refuses to run with, and the file says what each
+// must be, in the schema's own words (JSON has no comments: a member the format allows and the
+// kit ignores carries them).
+import { existsSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { fixturesSchema, PLACEHOLDER } from "./fixtures.js";
+import { SERVICES } from "./run.js";
+import type { Service } from "./judge.js";
+import type { CliIo } from "./cli.js";
+
+export const INIT_USAGE = `Usage: contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
+
+Writes a fixtures file (default fixtures.json) with a placeholder for every id the behavior level
+needs and, under "descriptions", what each must be. Replace each "<fill in: ...>" with an id your
+server knows; the kit refuses to run while one is left. --force overwrites an existing file.`;
+
+interface PropertySchema {
+  description?: string;
+  examples?: unknown[];
+}
+
+/** The schema of the fixtures section of `service` (its `$ref` into `$defs`). */
+function sectionSchema(service: Service): { required?: string[]; properties: Record<string, PropertySchema> } {
+  const properties = fixturesSchema.properties as Record<string, { $ref: string }>;
+  const name = properties[service]!.$ref.replace("#/$defs/", "");
+  return (fixturesSchema.$defs as Record<string, { required?: string[]; properties: Record<string, PropertySchema> }>)[name]!;
+}
+
+/** The fixtures file `init` writes for `service`, as an object. */
+export function fixturesTemplate(service: Service): Record<string, unknown> {
+  const section = sectionSchema(service);
+  const members = section.required ?? Object.keys(section.properties);
+  const values: Record<string, unknown> = {};
+  const descriptions: Record<string, string> = {};
+  for (const member of members) {
+    const property = section.properties[member] ?? {};
+    // A member whose schema suggests a value that works almost anywhere starts with it.
+    const suggested = property.examples?.[0];
+    values[member] = suggested ?? `<fill in: ${member}>`;
+    descriptions[member] = `${property.description ?? ""}${suggested === undefined ? "" : ` Suggested: ${JSON.stringify(suggested)}; replace it if your server cannot use it.`}`.trim();
+  }
+  return {
+    $comment:
+      `Fixtures for contract-test --service ${service} --level behavior --fixtures <this file>, written by contract-test init. ` +
+      `Replace every "<fill in: ...>" with an id your server knows; "descriptions" says what each must be. ` +
+      `The kit refuses to run while a placeholder is left, and ignores members it does not know (such as these two). ` +
+      `Format: @api-contracts/contract-tests/fixtures.schema.json. The API key comes from --api-key or CONTRACT_API_KEY.`,
+    descriptions: { [service]: descriptions },
+    [service]: values,
+  };
+}
+
+/** Runs `contract-test init` and resolves to its exit code. */
+export async function init(argv: string[], io: CliIo): Promise<number> {
+  let values: { service?: string; out?: string; force?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { service: { type: "string" }, out: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    }));
+  } catch (error) {
+    io.err(`contract-test init: ${(error as Error).message}\n${INIT_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(INIT_USAGE);
+    return 0;
+  }
+  const service = values.service ?? io.env.CONTRACT_SERVICE;
+  if (!service || !SERVICES.includes(service as Service)) {
+    io.err(`contract-test init: --service must be one of ${SERVICES.join(", ")}${service ? ` (got "${service}")` : ""}\n${INIT_USAGE}`);
+    return 2;
+  }
+  const out = values.out ?? "fixtures.json";
+  if (existsSync(out) && !values.force) {
+    io.err(`contract-test init: ${out} exists; choose another --out or pass --force to overwrite it`);
+    return 2;
+  }
+  const template = fixturesTemplate(service as Service);
+  writeFileSync(out, `${JSON.stringify(template, null, 2)}\n`);
+  const placeholders = Object.values(template[service] as Record<string, unknown>).filter((value) => typeof value === "string" && PLACEHOLDER.test(value)).length;
+  io.out(`wrote ${out}: ${placeholders} ids to fill in, then run contract-test --service ${service} --base-url <URL> --level behavior --fixtures ${out}`);
+  return 0;
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { fixturesSchema } from "../src/fixtures.js";
+import { runCli } from "./helpers.js";
+
+const dir = mkdtempSync(path.join(tmpdir(), "contract-init-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const validate = new Ajv2020({ allErrors: true, strict: false }).compile(fixturesSchema);
+
+type Section = Record<string, string>;
+const sectionSchema = (service: string) => {
+  const ref = (fixturesSchema.properties as Record<string, { $ref: string }>)[service]!.$ref.replace("#/$defs/", "");
+  return (fixturesSchema.$defs as Record<string, { required: string[]; properties: Record<string, { description: string }> }>)[ref]!;
+};
+
+describe.each(["entitlements", "webdata"])("contract-test init --service %s", (service) => {
+  const file = path.join(dir, `${service}.json`);
+
+  it("writes a file the fixtures schema accepts, with every id the behavior level needs and what each must be", async () => {
+    const run = await runCli(["init", "--service", service, "--out", file]);
+    expect(run.code).toBe(0);
+    expect(run.out.join("\n")).toContain(`wrote ${file}`);
+    const written = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    expect(validate(written), JSON.stringify(validate.errors)).toBe(true);
+    const schema = sectionSchema(service);
+    const section = written[service] as Section;
+    expect(Object.keys(section).sort()).toEqual([...schema.required].sort());
+    const descriptions = (written.descriptions as Record<string, Section>)[service]!;
+    for (const member of schema.required) {
+      expect(descriptions[member]).toContain(schema.properties[member]!.description);
+      // Every id is a placeholder; a value the schema suggests (the crawl URL) is offered as it is.
+      if (!descriptions[member]!.includes("Suggested:")) expect(section[member]).toBe(`<fill in: ${member}>`);
+    }
+    expect(written.$comment).toContain(`--service ${service} --level behavior`);
+  });
+
+  it("the kit refuses to run while a placeholder is left, naming each one (exit 2)", async () => {
+    const run = await runCli(["--service", service, "--base-url", "http://127.0.0.1:1", "--api-key", "key-for-the-init-test-0123", "--level", "behavior", "--fixtures", file]);
+    expect(run.code).toBe(2);
+    const placeholders = Object.entries(JSON.parse(readFileSync(file, "utf8"))[service] as Section).filter(([, value]) => value.startsWith("<fill in:"));
+    expect(placeholders.length).toBeGreaterThan(0);
+    for (const [member] of placeholders) expect(run.err.join("\n")).toContain(`"${service}.${member}"`);
+    expect(run.err.join("\n")).toContain("from contract-test init");
+  });
+
+  it("will not overwrite an existing file without --force", async () => {
+    writeFileSync(file, "{}");
+    const refused = await runCli(["init", "--service", service, "--out", file]);
+    expect(refused.code).toBe(2);
+    expect(refused.err.join("\n")).toContain("--force");
+    expect(readFileSync(file, "utf8")).toBe("{}");
+    expect((await runCli(["init", "--service", service, "--out", file, "--force"])).code).toBe(0);
+    expect(validate(JSON.parse(readFileSync(file, "utf8")))).toBe(true);
+  });
+});
+
+it("contract-test init without a known service exits 2 with its usage", async () => {
+  const run = await runCli(["init", "--service", "billing", "--out", path.join(dir, "nothing.json")]);
+  expect(run.code).toBe(2);
+  expect(run.err.join("\n")).toMatch(/--service must be one of entitlements, webdata \(got "billing"\)[\s\S]*Usage: contract-test init/);
+});
