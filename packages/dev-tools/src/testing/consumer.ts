@@ -1,101 +1,240 @@
-// Uses a package the way an application developer does: from its packed tarball, installed into a
-// fresh project, compiled with strict settings and run as plain Node.js. Installing needs no
-// network: the package and everything its `dependencies` pull in are packed from the folders this
-// checkout already has, and npm installs the tarballs with --offline.
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+// Uses packages the way an application developer does: from their packed tarballs, installed into
+// a fresh project outside this repository with `npm install`, then compiled and run from there.
+// Installing needs no network: every package the tarballs pull in is packed from the folder this
+// checkout already has (the version the lockfile resolved), and a registry on 127.0.0.1 serves
+// exactly those to npm, which starts from an empty cache.
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import ts from "typescript";
-import { compile } from "./typescript.js";
+
+const run = promisify(execFile);
 
 interface Manifest {
   name: string;
+  version: string;
   main?: string;
   types?: string;
   exports?: unknown;
   bin?: string | Record<string, string>;
   dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 const readManifest = (dir: string): Manifest => JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as Manifest;
 
 /** The folder of package `name` as Node finds it from `fromDir` (through node_modules, links followed). */
 export function installedPackageDir(name: string, fromDir: string): string {
+  const found = findInstalled(name, fromDir);
+  if (!found) throw new Error(`${name} is not installed where ${fromDir} can find it`);
+  return found;
+}
+
+function findInstalled(name: string, fromDir: string): string | undefined {
   for (let dir = fromDir; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, "node_modules", name);
     if (existsSync(path.join(candidate, "package.json"))) return realpathSync(candidate);
-    if (path.dirname(dir) === dir) throw new Error(`${name} is not installed where ${fromDir} can find it`);
+    if (path.dirname(dir) === dir) return undefined;
   }
 }
 
-/** The package at `packageDir` and every package its `dependencies` pull in, each once, as folders. */
-export function runtimeClosure(packageDir: string): string[] {
-  const found = new Map<string, string>();
+/**
+ * The packages at `packageDirs` and every package their `dependencies` pull in, as folders, each
+ * once: two versions of one name are two folders. Optional dependencies count where they are
+ * installed (a platform's binary), and so do peer dependencies npm would install.
+ */
+export function runtimeClosure(packageDirs: string | string[]): string[] {
+  const found = new Set<string>();
   const visit = (dir: string) => {
+    if (found.has(dir)) return;
+    found.add(dir);
     const manifest = readManifest(dir);
-    if (found.has(manifest.name)) return;
-    found.set(manifest.name, dir);
-    for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(installedPackageDir(dependency, dir));
+    const required = { ...manifest.dependencies };
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) if (!manifest.peerDependenciesMeta?.[peer]?.optional) required[peer] = "";
+    for (const dependency of Object.keys(required)) visit(installedPackageDir(dependency, dir));
+    for (const dependency of Object.keys(manifest.optionalDependencies ?? {})) {
+      const optional = findInstalled(dependency, dir);
+      if (optional) visit(optional);
+    }
   };
-  visit(realpathSync(packageDir));
-  return [...found.values()];
+  for (const dir of [packageDirs].flat()) visit(realpathSync(dir));
+  return [...found];
 }
 
-interface PackReport {
+/** What `npm pack --json` reports of one tarball. */
+export interface PackReport {
   name: string;
+  version: string;
   filename: string;
+  /** Bytes of the tarball. */
+  size: number;
+  unpackedSize: number;
+  integrity: string;
+  shasum: string;
   files: Array<{ path: string }>;
 }
 
-function pack(dirs: string[], destination: string, dryRun = false): PackReport[] {
-  const args = ["pack", "--json", "--ignore-scripts", "--pack-destination", destination, ...(dryRun ? ["--dry-run"] : []), ...dirs];
-  return JSON.parse(execFileSync("npm", args, { cwd: destination, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as PackReport[];
+async function pack(dirs: string[], destination: string): Promise<PackReport[]> {
+  const args = ["pack", "--json", "--ignore-scripts", "--pack-destination", destination, ...dirs];
+  const { stdout } = await run("npm", args, { cwd: destination, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout) as PackReport[];
+}
+
+/**
+ * Serves the packed tarballs as an npm registry on 127.0.0.1: each name's document lists the
+ * versions packed, any other name is 404, as a registry answers a package it does not have.
+ */
+async function serveRegistry(reports: PackReport[], tarballDir: string) {
+  const byName = new Map<string, PackReport[]>();
+  for (const report of reports) byName.set(report.name, [...(byName.get(report.name) ?? []), report]);
+  const server = createServer((request, response) => {
+    const url = decodeURIComponent(new URL(request.url ?? "/", "http://registry").pathname).slice(1);
+    if (url.startsWith("-/")) {
+      const file = path.join(tarballDir, path.basename(url));
+      if (!existsSync(file)) return response.writeHead(404).end();
+      return response.writeHead(200, { "content-type": "application/octet-stream" }).end(readFileSync(file));
+    }
+    const versions = byName.get(url);
+    if (!versions) return response.writeHead(404, { "content-type": "application/json" }).end('{"error":"Not found"}');
+    const document = {
+      name: url,
+      "dist-tags": { latest: versions.at(-1)!.version },
+      versions: Object.fromEntries(
+        versions.map((report) => {
+          const manifest = JSON.parse(readFileSync(path.join(tarballDir, `${report.filename}.json`), "utf8")) as Manifest;
+          return [report.version, { ...manifest, dist: { tarball: `${base}/-/${report.filename}`, integrity: report.integrity, shasum: report.shasum } }];
+        }),
+      ),
+    };
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(document));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 export interface Consumer {
   dir: string;
-  /** File names of the tarballs installed, the package under test first. */
+  /** npm pack's report of every tarball packed: the packages asked for first, then what they pull in. */
+  packed: PackReport[];
+  /** File names of the tarballs of the packages asked for, in the order given. */
   tarballs: string[];
-  /** Type-checks and compiles `source` as main.ts; returns the compiler diagnostics. */
-  compile(source: string): string[];
-  /** Runs the compiled main.js with `env` added to the environment; resolves to its stdout. */
-  run(env: Record<string, string>): Promise<string>;
+  /** Writes a file of the project (a program, a tsconfig.json). */
+  write(file: string, text: string): void;
+  /** Runs a command in the project with `env` added; resolves to its output, rejects when it fails. */
+  exec(command: string, args: string[], env?: Record<string, string>): Promise<{ stdout: string; stderr: string }>;
+  /**
+   * Starts a long-running command in the project (a server) and resolves once its output has
+   * shown `ready` times a line matching `pattern`, with those lines' matches; `stop` ends it and
+   * everything it started (its process group) and resolves to all it printed.
+   */
+  start(command: string, args: string[], pattern: RegExp, ready?: number): Promise<StartedCommand>;
   remove(): void;
 }
 
-/** Packs the package at `packageDir` (by default the one under test) with its dependencies and installs them into a new project. */
-export function installPacked(packageDir = process.cwd()): Consumer {
-  const dir = mkdtempSync(path.join(tmpdir(), "client-consumer-"));
-  const reports = pack(runtimeClosure(packageDir), dir);
-  const tarballs = reports.map((report) => report.filename);
-  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", ...tarballs.map((file) => `./${file}`)], { cwd: dir, stdio: "pipe" });
-  // Node's own types, for `process` in the program under test.
-  mkdirSync(path.join(dir, "node_modules", "@types"), { recursive: true });
-  symlinkSync(installedPackageDir("@types/node", packageDir), path.join(dir, "node_modules", "@types", "node"), "dir");
+export interface StartedCommand {
+  matches: RegExpExecArray[];
+  /** What it printed so far, stdout and stderr apart. */
+  output(): { stdout: string; stderr: string };
+  stop(): Promise<{ stdout: string; stderr: string }>;
+}
+
+export interface InstallOptions {
+  /** More folders to pack and install under another name, as an npm alias does: `{ "typescript-7": dir }`. */
+  aliases?: Record<string, string>;
+  /** The project's `overrides`, as a package's README asks its users to add them. */
+  overrides?: Record<string, string>;
+}
+
+/**
+ * Packs the packages at `packageDirs` (by default the one under test), serves them and everything
+ * they pull in from a local registry, and installs them into a new project with
+ * `npm install ./<tarball>...` as a user would: the tarballs of the packages asked for, every
+ * other package from the registry.
+ */
+export async function installPacked(packageDirs: string | string[] = process.cwd(), options: InstallOptions = {}): Promise<Consumer> {
+  const dir = mkdtempSync(path.join(tmpdir(), "api-contracts-consumer-"));
+  const tarballDir = path.join(dir, ".tarballs");
+  mkdirSync(tarballDir);
+  const wanted = [packageDirs].flat().map((folder) => realpathSync(folder));
+  const aliased = Object.entries(options.aliases ?? {}).map(([alias, folder]) => [alias, realpathSync(folder)] as const);
+  const closure = runtimeClosure([...wanted, ...aliased.map(([, folder]) => folder)]);
+  const reports = await pack(closure, tarballDir);
+  closure.forEach((folder, index) => writeFileSync(path.join(tarballDir, `${reports[index]!.filename}.json`), JSON.stringify(readManifest(folder))));
+  const tarballFor = (folder: string) => reports[closure.indexOf(folder)]!.filename;
+  const registry = await serveRegistry(reports, tarballDir);
+  try {
+    const dependencies = Object.fromEntries(aliased.map(([alias, folder]) => [alias, `file:.tarballs/${tarballFor(folder)}`]));
+    writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module", dependencies, ...(options.overrides ? { overrides: options.overrides } : {}) }, null, 2)}\n`);
+    writeFileSync(path.join(dir, ".npmrc"), `registry=${registry.url}/\ncache=${path.join(dir, ".npm-cache")}\naudit=false\nfund=false\nupdate-notifier=false\n`);
+    await run("npm", ["install", "--ignore-scripts", ...wanted.map((folder) => `./.tarballs/${tarballFor(folder)}`)], { cwd: dir, env: npmEnv(), maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await registry.close();
+  }
+  const exec = async (command: string, args: string[], env: Record<string, string> = {}) => {
+    const { stdout, stderr } = await run(command, args, { cwd: dir, env: { ...npmEnv(), ...env }, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+    return { stdout, stderr };
+  };
   return {
     dir,
-    tarballs,
-    compile(source) {
-      writeFileSync(path.join(dir, "main.ts"), source);
-      return compile([path.join(dir, "main.ts")], { outDir: dir });
-    },
-    async run(env) {
-      const { stdout } = await promisify(execFile)(process.execPath, [path.join(dir, "main.js")], { cwd: dir, env: { ...process.env, ...env }, encoding: "utf8" });
-      return stdout;
-    },
+    packed: reports,
+    tarballs: wanted.map(tarballFor),
+    write: (file, text) => writeFileSync(path.join(dir, file), text),
+    exec,
+    start: (command, args, pattern, ready = 1) => startCommand(dir, command, args, pattern, ready),
     remove() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-/** Lists what the tarball of the package at `packageDir` would contain. */
-export function packedFiles(packageDir = process.cwd()): string[] {
-  const [report] = pack([realpathSync(packageDir)], tmpdir(), true);
-  return (report?.files ?? []).map((file) => file.path).sort();
+function startCommand(dir: string, command: string, args: string[], pattern: RegExp, ready: number): Promise<StartedCommand> {
+  const child = spawn(command, args, { cwd: dir, env: npmEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+    await exited;
+    return { stdout, stderr };
+  };
+  return new Promise((resolve, reject) => {
+    const matches: RegExpExecArray[] = [];
+    const failed = () => reject(new Error(`${command} ${args.join(" ")} ended before it was ready:\n${stdout}${stderr}`));
+    child.once("close", failed);
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    let partial = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const lines = (partial + chunk.toString()).split("\n");
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const match = pattern.exec(line);
+        if (match && matches.length < ready) matches.push(match);
+      }
+      if (matches.length === ready) {
+        child.off("close", failed);
+        resolve({ matches, output: () => ({ stdout, stderr }), stop });
+      }
+    });
+  });
+}
+
+/** This process's environment without the npm_* settings `npm run` hands down (its registry, its cache). */
+function npmEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 }
 
 function entryPoints(value: unknown): string[] {
@@ -138,4 +277,5 @@ export function filesReachedFromExports(packageDir = process.cwd()): string[] {
   return [...reached].sort();
 }
 
+/** The packages of this repository installed in the project. */
 export const installedPackages = (consumer: Consumer): string[] => readdirSync(path.join(consumer.dir, "node_modules", "@api-contracts"));

@@ -2,7 +2,7 @@
 // compiler, packed installs, the README and generated-file checks, and the shared vitest setup.
 export { startServer, startFlakyServer, sendJson, loadBundle, specExample, type Failure, type Handler, type LocalServer, type RecordedRequest } from "./servers.js";
 export { compile, firstTsBlock } from "./typescript.js";
-export { installPacked, packedFiles, filesReachedFromExports, installedPackages, runtimeClosure, installedPackageDir, type Consumer } from "./consumer.js";
+export { installPacked, filesReachedFromExports, installedPackages, runtimeClosure, installedPackageDir, type Consumer, type InstallOptions, type PackReport } from "./consumer.js";
 export { generatedDrift, runReadmeExample, type Drift } from "./checks.js";
 export { clientTestConfig } from "./vitest-config.js";
 export { mockServerSetup, type StartMockServer } from "./mock-server.js";

@@ -1,0 +1,264 @@
+// Every publishable package as a user gets it: packed, checked the way the ecosystem checks
+// packages (publint, Are the Types Wrong), installed with `npm install ./<tarball>...` into a fresh
+// project outside this repository next to today's TypeScript, type-checked there with TypeScript 7
+// and 5.9, run as an ES module and as CommonJS, and its commands run from the project.
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filesReachedFromExports, installPacked, loadBundle, runtimeClosure, specExample, type Consumer, type PackReport } from "@api-contracts/dev-tools/testing";
+import { repoRoot, workspacePackages } from "../package-graph.mjs";
+
+const run = promisify(execFile);
+
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  exports?: Record<string, unknown>;
+}
+const manifestOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as Manifest;
+const publicPackages = workspacePackages(repoRoot)
+  .map((pkg: { dir: string }) => ({ dir: pkg.dir, manifest: manifestOf(pkg.dir) }))
+  .filter(({ manifest }: { manifest: Manifest }) => manifest.private !== true) as Array<{ dir: string; manifest: Manifest }>;
+const moduleDir = (name: string) => path.join(repoRoot, "node_modules", name);
+
+// The project's own TypeScript is what `npm i -D typescript` gives today (7.x, from the lockfile's
+// `typescript-7` alias); 5.9 sits beside it under an alias, as a project that tries both would have it.
+const TYPESCRIPT = { newest: moduleDir("typescript-7"), previous: moduleDir("typescript") };
+
+// The mock's README asks its users for the root's lodash override (Prism's postman-collection pins a
+// lodash with a known advisory); the project here does as it says.
+const { overrides } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { overrides: Record<string, string> };
+
+let consumer: Consumer;
+let tarballOf: (name: string) => PackReport;
+beforeAll(async () => {
+  consumer = await installPacked([...publicPackages.map(({ dir }) => dir), TYPESCRIPT.newest, moduleDir("@types/node")], { aliases: { "typescript-5.9": TYPESCRIPT.previous }, overrides });
+  tarballOf = (name) => consumer.packed.find((report) => report.name === name && report.version === manifestOf(publicPackages.find((pkg) => pkg.manifest.name === name)!.dir).version)!;
+}, 300_000);
+afterAll(() => consumer?.remove());
+
+const tarballPath = (name: string) => path.join(consumer.dir, ".tarballs", tarballOf(name).filename);
+
+describe("every publishable tarball passes the ecosystem's package checks", () => {
+  it.each(publicPackages.map(({ manifest }) => manifest.name))("%s: publint (suggestions too) and Are the Types Wrong, every entry point in every resolution mode", async (name) => {
+    const publint = await run("npx", ["publint", tarballPath(name), "--level", "suggestion", "--strict"], { cwd: repoRoot, encoding: "utf8" });
+    expect(publint.stdout).toContain("All good!");
+    // cjs-resolves-to-esm models Node before 20.19, which could not require() an ES module; every
+    // Node in `engines` can, and the CommonJS program below proves it (see the root README).
+    const attw = await run("npx", ["attw", tarballPath(name), "--format", "json", "--ignore-rules", "cjs-resolves-to-esm"], { cwd: repoRoot, encoding: "utf8" });
+    const analysis = JSON.parse(attw.stdout) as { analysis: { types: unknown; problems?: Array<{ kind: string; entrypoint?: string; resolutionKind?: string }>; entrypoints?: Record<string, unknown> } };
+    if (analysis.analysis.types === false) {
+      // Only a package with no JavaScript entry (the spec's JSON and YAML) may have no types.
+      expect(Object.values(manifestOf(publicPackages.find((pkg) => pkg.manifest.name === name)!.dir).exports ?? {}).flat().join(" ")).not.toMatch(/\.m?js\b/);
+      return;
+    }
+    const ignored = new Set(["CJSResolvesToESM"]);
+    expect(analysis.analysis.problems?.filter((problem) => !ignored.has(problem.kind))).toEqual([]);
+    const declared = Object.keys(manifestOf(publicPackages.find((pkg) => pkg.manifest.name === name)!.dir).exports ?? {}).filter((entry) => !entry.includes("*"));
+    expect(Object.keys(analysis.analysis.entrypoints ?? {}).sort()).toEqual(declared.sort());
+  }, 60_000);
+});
+
+describe("the tarballs hold what users need and nothing else", () => {
+  it.each(["@api-contracts/client-runtime", "@api-contracts/entitlements-client", "@api-contracts/webdata-client"])("%s holds exactly the files its exports reach, none from another package's folder", (name) => {
+    const dir = publicPackages.find((pkg) => pkg.manifest.name === name)!.dir;
+    expect(tarballOf(name).files.map((file) => file.path).sort()).toEqual(filesReachedFromExports(dir));
+  });
+
+  it("the client runtime holds no tooling: no generator, bench driver or test support", () => {
+    const files = tarballOf("@api-contracts/client-runtime").files.map((file) => file.path);
+    expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/request.js"]));
+    expect(files.filter((file) => /generate|bench|testing|^bin\//.test(file))).toEqual([]);
+  });
+
+  it.each(publicPackages.map(({ dir, manifest }) => [manifest.name, dir]))("%s: the README's Install section names the tarballs it needs, then the one npm install line once published", (name, dir) => {
+    const readme = readFileSync(path.join(dir, "README.md"), "utf8");
+    const install = /^## Install\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? "";
+    const needed = runtimeClosure(dir)
+      .map(manifestOf)
+      .filter((manifest) => publicPackages.some((pkg) => pkg.manifest.name === manifest.name))
+      .map((manifest) => tarballOf(manifest.name).filename);
+    const line = /^npm install (\.\/\S+(?: \.\/\S+)*)$/m.exec(install)?.[1]?.split(" ").map((file) => file.replace(/^\.\//, ""));
+    expect(line?.sort(), "npm install ./<tarball>... in the Install section").toEqual(needed.sort());
+    expect(install).toContain(`npm install ${name}`);
+  });
+
+  it("the root README lists every tarball with its size, within a tenth of what npm pack reports", () => {
+    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    const rows = [...readme.matchAll(/^\| `(api-contracts-[^`]+\.tgz)` \| ([\d.]+) kB \| ([\d.]+) kB \|/gm)].map((row) => ({ file: row[1]!, size: Number(row[2]), unpacked: Number(row[3]) }));
+    const reports = publicPackages.map(({ manifest }) => tarballOf(manifest.name));
+    expect(rows.map((row) => row.file).sort()).toEqual(reports.map((report) => report.filename).sort());
+    for (const row of rows) {
+      const report = reports.find((candidate) => candidate.filename === row.file)!;
+      expect(Math.abs(row.size * 1000 - report.size) / report.size, `${row.file}: ${report.size} bytes packed`).toBeLessThan(0.1);
+      expect(Math.abs(row.unpacked * 1000 - report.unpackedSize) / report.unpackedSize, `${row.file}: ${report.unpackedSize} bytes unpacked`).toBeLessThan(0.1);
+    }
+  });
+});
+
+// One program, compiled twice: as an ES module (.mts) and as CommonJS (.cts, where each import
+// becomes a require() of the ES module build). It loads every entry of every package and calls
+// both clients against the installed mock.
+const program = `
+import { createEntitlementsClient, type CheckResponse, type EntitlementsError } from "@api-contracts/entitlements-client";
+import { retry, timeout } from "@api-contracts/entitlements-client/middleware";
+import { createWebdataClient, type CrawlStarted, type TokenUsage } from "@api-contracts/webdata-client";
+import { createApiClient } from "@api-contracts/client-runtime";
+import { listApis } from "@api-contracts/contract-core";
+import { checkFixtures, fixturesTemplate, type Fixtures } from "@api-contracts/contract-tests";
+import { startMockServer } from "@api-contracts/mock-server";
+import { startReferenceServer } from "@api-contracts/reference-server";
+import { startContractProxy } from "@api-contracts/contract-proxy";
+import { startLocalStack } from "@api-contracts/local-stack";
+import { startDocsServer } from "@api-contracts/docs/server";
+
+async function main(): Promise<void> {
+  const entitlements = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, retry: true, timeoutMs: 5000 });
+  const checked = await entitlements.POST("/v1/balances.check", { body: { customer_id: "cus_1", feature_id: "messages" } });
+  const decision: CheckResponse | undefined = checked.data;
+  const tracked = await entitlements.POST("/v1/balances.track", { body: { customer_id: "cus_1", feature_id: "messages" }, headers: { Prefer: "code=404" } });
+  const failure: EntitlementsError | undefined = tracked.error;
+  // @ts-expect-error -- the installed types reject an unknown path
+  const unknown = await entitlements.POST("/v1/nope", { body: {} });
+
+  const webdata = createWebdataClient({ apiKey: "fc-test", baseUrl: process.env.WEBDATA_URL });
+  const crawl = await webdata.POST("/v2/crawl", { body: { url: "https://example.com" } });
+  const started: CrawlStarted | undefined = crawl.data;
+  const usage = await webdata.GET("/v2/team/token-usage");
+  const tokens: TokenUsage | undefined = usage.data?.data;
+  // @ts-expect-error -- the installed types reject a crawl without url
+  const invalid = await webdata.POST("/v2/crawl", { body: {} });
+
+  const fixtures: Fixtures = checkFixtures({ webdata: { monitor_id: "m", crawl_url: "https://example.com" } });
+  const entries = { retry, timeout, createApiClient, startMockServer, startReferenceServer, startContractProxy, startLocalStack, startDocsServer, fixturesTemplate };
+  console.log(JSON.stringify({
+    allowed: decision?.allowed,
+    trackStatus: tracked.response.status,
+    code: failure?.code,
+    unknown: unknown.response.status,
+    crawlId: typeof started?.id,
+    tokens: typeof tokens?.remainingTokens,
+    invalid: invalid.response.status,
+    apis: listApis().map((api) => api.name),
+    fixtures: fixtures.webdata?.crawl_url,
+    notFunctions: Object.entries(entries).filter(([, value]) => typeof value !== "function").map(([name]) => name),
+  }));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+const tsconfig = {
+  compilerOptions: {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    target: "es2022",
+    types: ["node"],
+    rootDir: "src",
+    outDir: "dist",
+  },
+  include: ["src"],
+};
+
+describe("a strict nodenext project that installs the tarballs", () => {
+  let mock: Awaited<ReturnType<Consumer["start"]>>;
+  const mockUrl = (api: string) => mock.matches.find((match) => match[1] === api)![2]!;
+  beforeAll(async () => {
+    consumer.write("tsconfig.json", JSON.stringify(tsconfig, null, 2));
+    await consumer.exec("mkdir", ["-p", "src"]);
+    consumer.write("src/program.mts", program);
+    consumer.write("src/program.cts", program);
+    mock = await consumer.start("npx", ["api-mock", "--webdata-port", "0", "--entitlements-port", "0"], /^(\w+)\s+(http:\/\/\S+)$/, 2);
+  }, 120_000);
+  afterAll(() => mock?.stop());
+
+  it("installed with npm install ./<tarball>..., next to TypeScript 7, with no peer to satisfy", async () => {
+    const installed = JSON.parse(readFileSync(path.join(consumer.dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    expect(Object.keys(installed.dependencies)).toEqual(expect.arrayContaining([...publicPackages.map(({ manifest }) => manifest.name), "typescript", "typescript-5.9"]));
+    const { stdout } = await consumer.exec("npm", ["ls", "--all", "--json"]).catch((error: { stdout: string }) => error);
+    expect(JSON.parse(stdout).problems ?? []).toEqual([]);
+  }, 60_000);
+
+  it.each([
+    ["newest", "typescript/bin/tsc", /^Version 7\./],
+    ["5.9", "typescript-5.9/bin/tsc", /^Version 5\.9\./],
+  ])("type-checks with TypeScript %s, the .mts program and the .cts one", async (_label, tsc, version) => {
+    const { stdout: shown } = await consumer.exec(process.execPath, [path.join("node_modules", tsc), "--version"]);
+    console.log(`TypeScript used by the installed project: ${shown.trim()} (node_modules/${tsc})`);
+    expect(shown.trim()).toMatch(version);
+    const checked = await consumer.exec(process.execPath, [path.join("node_modules", tsc), "-p", "."]).catch((error: { stdout: string }) => error);
+    expect(checked.stdout).toBe("");
+  }, 120_000);
+
+  it.each([
+    ["an ES module", "program.mjs", /^import \{ createEntitlementsClient \} from "@api-contracts\/entitlements-client";$/m],
+    ["CommonJS", "program.cjs", /require\("@api-contracts\/entitlements-client"\)/],
+  ])("runs under node as %s against the installed mock", async (_label, file, loads) => {
+    expect(readFileSync(path.join(consumer.dir, "dist", file), "utf8")).toMatch(loads);
+    const { stdout } = await consumer.exec(process.execPath, [path.join("dist", file)], { ENTITLEMENTS_URL: mockUrl("entitlements"), WEBDATA_URL: mockUrl("webdata") });
+    const entitlements = loadBundle("entitlements");
+    const decision = specExample(entitlements, "POST", "/v1/balances.check").body as { allowed: boolean };
+    const notFound = specExample(entitlements, "POST", "/v1/balances.track", "404").body as { code: string };
+    expect(JSON.parse(stdout)).toEqual({
+      allowed: decision.allowed,
+      trackStatus: 404,
+      code: notFound.code,
+      unknown: 404,
+      crawlId: "string",
+      tokens: "number",
+      invalid: 400,
+      apis: ["entitlements", "webdata"],
+      fixtures: "https://example.com",
+      notFunctions: [],
+    });
+  }, 60_000);
+
+  it("npx contract-proxy in front of the installed mock passes a valid call and reports a broken one", async () => {
+    const proxy = await consumer.start("npx", ["contract-proxy", "--service", "entitlements", "--upstream", mockUrl("entitlements"), "--report", "violations.jsonl"], /^(http:\/\/\S+)$/);
+    try {
+      const send = (body: unknown) =>
+        fetch(`${proxy.matches[0]![1]}/v1/balances.check`, { method: "POST", headers: { authorization: "Bearer am_sk_test", "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect((await send({ customer_id: "cus_1", feature_id: "messages" })).status).toBe(200);
+      expect((await send({ feature_id: "messages" })).status).toBe(400);
+    } finally {
+      const { stdout } = await proxy.stop();
+      expect(stdout).toContain("2 exchanges, 1 violations");
+    }
+    const [violation, ...more] = readFileSync(path.join(consumer.dir, "violations.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(more).toEqual([]);
+    expect(JSON.stringify(violation)).toMatch(/customer_id/);
+  }, 60_000);
+
+  it("npx contract-test init writes fixtures that, filled from npx reference-server --write-fixtures, drive a passing behavior run against npx reference-server", async () => {
+    await consumer.exec("npx", ["reference-server", "--write-fixtures", "world.json"]);
+    await consumer.exec("npx", ["contract-test", "init", "--service", "entitlements", "--out", "fixtures.json"]);
+    const world = JSON.parse(readFileSync(path.join(consumer.dir, "world.json"), "utf8")) as { entitlements: Record<string, string>; api_keys: { entitlements: string } };
+    const fixtures = JSON.parse(readFileSync(path.join(consumer.dir, "fixtures.json"), "utf8")) as { entitlements: Record<string, string> };
+    expect(Object.keys(fixtures.entitlements).sort()).toEqual(Object.keys(world.entitlements).sort());
+    fixtures.entitlements = Object.fromEntries(Object.keys(fixtures.entitlements).map((member) => [member, world.entitlements[member]!]));
+    consumer.write("fixtures.json", JSON.stringify(fixtures, null, 2));
+    // Deadlines shorter than the kit's --timeout, so its stalled-request probes see the server's 408.
+    const server = await consumer.start(
+      "npx",
+      ["reference-server", "--service", "entitlements", "--entitlements-port", "0", "--fixtures", "world.json", "--request-timeout", "2000", "--headers-timeout", "2000"],
+      /listening on (http:\/\/\S+)$/,
+    );
+    try {
+      const kit = await consumer.exec("npx", ["contract-test", "--service", "entitlements", "--base-url", server.matches[0]![1]!, "--level", "behavior", "--fixtures", "fixtures.json"], {
+        CONTRACT_API_KEY: world.api_keys.entitlements,
+      });
+      expect(kit.stdout).toMatch(/^\d+ passed, 0 failed/m);
+      expect(kit.stdout).toMatch(/^PASS checkAccess /m);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
