@@ -250,7 +250,55 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "balances.limit_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Limit reached
+         * @description Sent once when a request that draws a balance down (a track, a check with `send_event` or a
+         *     `lock`, a finalize) takes a customer, or the entity the usage was recorded against, from allowed
+         *     to denied on a feature: the next check of that feature would be denied. Each feature whose
+         *     balance the request drew down is judged on its own.
+         */
+        post: operations["balancesLimitReached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balances.usage_alert_triggered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Usage alert triggered
+         * @description Sent when a request that draws a balance down (a track, a check with `send_event` or a `lock`, a
+         *     finalize) crosses a usage alert: one configured on the customer (or, when it has none for the
+         *     feature, on its plan), on the entity the usage was recorded against, or on the organisation. The
+         *     same alert of the same customer, entity and feature is sent at most once per clock minute.
+         *     Alerts are not sent for unlimited balances.
+         */
+        post: operations["balancesUsageAlertTriggered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -825,6 +873,50 @@ export interface components {
             unique_fingerprint: boolean;
         };
         /**
+         * LimitReached
+         * @description Which customer reached which limit on which feature.
+         */
+        LimitReached: {
+            /**
+             * @description The customer who reached the limit: the id you gave it, or the service's internal id for a
+             *     customer created without one.
+             * @example cus_2w5dzidzFD1cESxOGnn9frVuVcm
+             */
+            customer_id: string;
+            /**
+             * @description The entity whose balance reached the limit; absent when the usage was not recorded against an entity.
+             * @example seat_42
+             */
+            entity_id?: string;
+            /**
+             * @description The feature whose limit was reached.
+             * @example messages
+             */
+            feature_id: string;
+            filter?: components["schemas"]["UsageLimitFilter"];
+            /**
+             * @description `included`: the included allowance is used up (and no overage is allowed). `max_purchase`: the
+             *     cap on overage purchases is reached. `spend_limit`: the customer's spend limit is reached.
+             *     `usage_limit`: a usage-limit billing control (a cap per interval) is reached.
+             * @example included
+             * @enum {string}
+             */
+            limit_type: "included" | "max_purchase" | "spend_limit" | "usage_limit";
+        };
+        /**
+         * LimitReachedEvent
+         * @description Body of a `balances.limit_reached` call: a usage record (a track, or a check that records usage)
+         *     took a customer, or one of its entities, from allowed to denied on a feature.
+         */
+        LimitReachedEvent: {
+            data: components["schemas"]["LimitReached"];
+            /**
+             * @description Always `balances.limit_reached`. Branch on this member.
+             * @constant
+             */
+            type: "balances.limit_reached";
+        };
+        /**
          * ModelMarkup
          * @description Pricing override for one AI model in an AI credit system.
          */
@@ -1209,6 +1301,83 @@ export interface components {
             /** @description The amount recorded (negative when balance was added back). */
             value: number;
         };
+        /**
+         * UsageAlert
+         * @description The usage alert that was crossed, as it is configured.
+         */
+        UsageAlert: {
+            /**
+             * @description The label given to the alert; absent when it has none.
+             * @example 80% of messages
+             */
+            name?: string;
+            /**
+             * @description The value that was crossed, in the unit `threshold_type` names (units of the feature, or percent).
+             * @example 80
+             */
+            threshold: number;
+            /**
+             * @description `usage`: usage reached `threshold` units. `usage_percentage`: usage reached `threshold` percent
+             *     of the granted balance (may be above 100). `remaining`: the remaining balance fell to
+             *     `threshold` units or below. `remaining_percentage`: the remaining balance fell to `threshold`
+             *     percent of the granted balance or below.
+             * @example usage_percentage
+             * @enum {string}
+             */
+            threshold_type: "usage" | "usage_percentage" | "remaining" | "remaining_percentage";
+        };
+        /**
+         * UsageAlertTriggered
+         * @description Which customer crossed which usage alert on which feature.
+         */
+        UsageAlertTriggered: {
+            /**
+             * @description The customer whose usage crossed the alert: the id you gave it, or the service's internal id
+             *     for a customer created without one.
+             * @example cus_2w5dzidzFD1cESxOGnn9frVuVcm
+             */
+            customer_id: string;
+            /**
+             * @description The entity whose balance crossed the alert; absent for an alert on the customer as a whole.
+             * @example seat_42
+             */
+            entity_id?: string;
+            /**
+             * @description The feature the alert is about.
+             * @example messages
+             */
+            feature_id: string;
+            usage_alert: components["schemas"]["UsageAlert"];
+        };
+        /**
+         * UsageAlertTriggeredEvent
+         * @description Body of a `balances.usage_alert_triggered` call: a usage record crossed a usage alert configured
+         *     on the customer, one of its entities, its plan or the organisation.
+         */
+        UsageAlertTriggeredEvent: {
+            data: components["schemas"]["UsageAlertTriggered"];
+            /**
+             * @description Always `balances.usage_alert_triggered`. Branch on this member.
+             * @constant
+             */
+            type: "balances.usage_alert_triggered";
+        };
+        /**
+         * UsageLimitFilter
+         * @description Present when the limit reached is a usage limit that counts only some usage events: the event
+         *     properties that select them, so that you know which slice (for example which API key) hit its cap.
+         */
+        UsageLimitFilter: {
+            /**
+             * @description Event property names and the values a usage event must carry (all of them) to count toward this limit.
+             * @example {
+             *       "api_key_id": "key_7QmZ"
+             *     }
+             */
+            properties: {
+                [key: string]: string;
+            };
+        };
     };
     responses: {
         /**
@@ -1250,6 +1419,28 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["CheckResponse"];
             };
+        };
+        /**
+         * @description The receiver took the call. Any `2xx` status counts; the body is ignored. Answer within 15 seconds
+         *     and do slow work after answering.
+         */
+        DeliveryAcknowledged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Any other status, a `3xx` redirect included, or no answer within 15 seconds, is a failed attempt:
+         *     the message is sent again with the same `svix-id` (and a new timestamp and signature) 5 seconds,
+         *     5 minutes, 30 minutes, 2 hours, 5 hours, 10 hours and 10 hours after each failure, then marked
+         *     failed.
+         */
+        DeliveryFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description The request is invalid. `code` is `invalid_request` when no live lock has the `lock_id` (message `Lock not found for ID: <lock_id>`), `invalid_inputs` when the body fails validation (for example `override_value` with `release`), or `invalid_api_version` (bad `x-api-version` header). */
         FinalizeBadRequest: {
@@ -1407,6 +1598,27 @@ export interface components {
          */
         expand: string;
         /**
+         * @description Identifier of the message (`msg_...`), the same on every attempt to deliver it. Part of the signed
+         *     content; also use it to recognise a message you have already processed.
+         * @example msg_2xKq8ZJtYv3LmPr9WnBd5HcFgA
+         */
+        "svix-id": string;
+        /**
+         * @description One or more signatures separated by spaces, each `v1,` followed by the base64 HMAC-SHA256 of
+         *     `<svix-id>.<svix-timestamp>.<raw body>`, keyed with the endpoint's signing secret (`whsec_`
+         *     followed by the base64 key). More than one is sent while a secret is being rotated: accept the
+         *     call when any `v1` signature matches, comparing in constant time.
+         * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+         */
+        "svix-signature": string;
+        /**
+         * @description When the attempt was signed, in seconds since the Unix epoch. Part of the signed content; refuse
+         *     a call whose timestamp is more than 5 minutes from your clock, so that a recorded call cannot be
+         *     replayed later.
+         * @example 1782864000
+         */
+        "svix-timestamp": string;
+        /**
          * @description Selects the response format version within v1, as three dot-separated numbers
          *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
          *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
@@ -1462,6 +1674,8 @@ export type FinalizeRequest = components['schemas']['FinalizeRequest'];
 export type FinalizeResponse = components['schemas']['FinalizeResponse'];
 export type Flag = components['schemas']['Flag'];
 export type FreeTrial = components['schemas']['FreeTrial'];
+export type LimitReached = components['schemas']['LimitReached'];
+export type LimitReachedEvent = components['schemas']['LimitReachedEvent'];
 export type ModelMarkup = components['schemas']['ModelMarkup'];
 export type Preview = components['schemas']['Preview'];
 export type PriceTier = components['schemas']['PriceTier'];
@@ -1477,10 +1691,16 @@ export type SpendLimit = components['schemas']['SpendLimit'];
 export type TrackLock = components['schemas']['TrackLock'];
 export type TrackRequest = components['schemas']['TrackRequest'];
 export type TrackResponse = components['schemas']['TrackResponse'];
+export type UsageAlert = components['schemas']['UsageAlert'];
+export type UsageAlertTriggered = components['schemas']['UsageAlertTriggered'];
+export type UsageAlertTriggeredEvent = components['schemas']['UsageAlertTriggeredEvent'];
+export type UsageLimitFilter = components['schemas']['UsageLimitFilter'];
 export type ResponseCheckBadRequest = components['responses']['CheckBadRequest'];
 export type ResponseCheckConflict = components['responses']['CheckConflict'];
 export type ResponseCheckFailOpen = components['responses']['CheckFailOpen'];
 export type ResponseCheckOk = components['responses']['CheckOk'];
+export type ResponseDeliveryAcknowledged = components['responses']['DeliveryAcknowledged'];
+export type ResponseDeliveryFailed = components['responses']['DeliveryFailed'];
 export type ResponseFinalizeBadRequest = components['responses']['FinalizeBadRequest'];
 export type ResponseFinalizeConflict = components['responses']['FinalizeConflict'];
 export type ResponseFinalizeOk = components['responses']['FinalizeOk'];
@@ -1497,6 +1717,9 @@ export type ResponseTrackOk = components['responses']['TrackOk'];
 export type ResponseTrackQueued = components['responses']['TrackQueued'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ParameterExpand = components['parameters']['expand'];
+export type ParameterSvixId = components['parameters']['svix-id'];
+export type ParameterSvixSignature = components['parameters']['svix-signature'];
+export type ParameterSvixTimestamp = components['parameters']['svix-timestamp'];
 export type ParameterXApiVersion = components['parameters']['x-api-version'];
 export type RequestBodyCheckRequestBody = components['requestBodies']['CheckRequestBody'];
 export type RequestBodyFinalizeRequestBody = components['requestBodies']['FinalizeRequestBody'];
@@ -1688,6 +1911,84 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    balancesLimitReached: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Identifier of the message (`msg_...`), the same on every attempt to deliver it. Part of the signed
+                 *     content; also use it to recognise a message you have already processed.
+                 * @example msg_2xKq8ZJtYv3LmPr9WnBd5HcFgA
+                 */
+                "svix-id": components["parameters"]["svix-id"];
+                /**
+                 * @description One or more signatures separated by spaces, each `v1,` followed by the base64 HMAC-SHA256 of
+                 *     `<svix-id>.<svix-timestamp>.<raw body>`, keyed with the endpoint's signing secret (`whsec_`
+                 *     followed by the base64 key). More than one is sent while a secret is being rotated: accept the
+                 *     call when any `v1` signature matches, comparing in constant time.
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "svix-signature": components["parameters"]["svix-signature"];
+                /**
+                 * @description When the attempt was signed, in seconds since the Unix epoch. Part of the signed content; refuse
+                 *     a call whose timestamp is more than 5 minutes from your clock, so that a recorded call cannot be
+                 *     replayed later.
+                 * @example 1782864000
+                 */
+                "svix-timestamp": components["parameters"]["svix-timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LimitReachedEvent"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["DeliveryAcknowledged"];
+            default: components["responses"]["DeliveryFailed"];
+        };
+    };
+    balancesUsageAlertTriggered: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Identifier of the message (`msg_...`), the same on every attempt to deliver it. Part of the signed
+                 *     content; also use it to recognise a message you have already processed.
+                 * @example msg_2xKq8ZJtYv3LmPr9WnBd5HcFgA
+                 */
+                "svix-id": components["parameters"]["svix-id"];
+                /**
+                 * @description One or more signatures separated by spaces, each `v1,` followed by the base64 HMAC-SHA256 of
+                 *     `<svix-id>.<svix-timestamp>.<raw body>`, keyed with the endpoint's signing secret (`whsec_`
+                 *     followed by the base64 key). More than one is sent while a secret is being rotated: accept the
+                 *     call when any `v1` signature matches, comparing in constant time.
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "svix-signature": components["parameters"]["svix-signature"];
+                /**
+                 * @description When the attempt was signed, in seconds since the Unix epoch. Part of the signed content; refuse
+                 *     a call whose timestamp is more than 5 minutes from your clock, so that a recorded call cannot be
+                 *     replayed later.
+                 * @example 1782864000
+                 */
+                "svix-timestamp": components["parameters"]["svix-timestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageAlertTriggeredEvent"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["DeliveryAcknowledged"];
+            default: components["responses"]["DeliveryFailed"];
         };
     };
 }

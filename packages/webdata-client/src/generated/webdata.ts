@@ -175,7 +175,121 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "crawl.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Crawl completed
+         * @description Sent to the crawl's `webhook` once, when no page of the crawl is left to scrape, after the calls of
+         *     all its pages were sent; a cancelled crawl sends it too. Delivered when the webhook's `events`
+         *     include `completed` (the default).
+         */
+        post: operations["crawlCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "crawl.page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Page of a crawl
+         * @description Sent to the crawl's `webhook` once for every page the crawl tries: with the page's document when it
+         *     was scraped, with `success: false` and the reason when it could not be. Calls are sent as pages
+         *     finish, after `crawl.started` and before `crawl.completed`. Delivered when the webhook's `events`
+         *     include `page` (the default).
+         */
+        post: operations["crawlPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "crawl.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Crawl started
+         * @description Sent to the crawl's `webhook` once, when the crawl begins (as its first page is queued).
+         *     Delivered when the webhook's `events` include `started` (the default).
+         *
+         *     The service sends each call without waiting for the answer to the previous one, so calls can
+         *     arrive out of the order they were sent in; order them by event (`crawl.started` is sent first,
+         *     `crawl.completed` last) rather than by arrival.
+         */
+        post: operations["crawlStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.check.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Monitor check completed
+         * @description Sent to the monitor's `webhook` once, when a check has ended, after the check's `monitor.page`
+         *     calls. Delivered when the monitor's webhook `events` include `monitor.check.completed`.
+         */
+        post: operations["monitorCheckCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Page of a monitor check
+         * @description Sent to the monitor's `webhook` once for every page of a check, as soon as the page has been
+         *     compared with the previous check. Delivered when the monitor's webhook `events` include
+         *     `monitor.page`.
+         */
+        post: operations["monitorPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -299,6 +413,116 @@ export interface components {
              * @enum {string}
              */
             status: "cancelled";
+        };
+        /**
+         * CrawlCompletedEvent
+         * @description Body of a `crawl.completed` call, sent once when the crawl has no pages left to scrape, a
+         *     cancelled crawl included. It carries no records: read the pages from the crawl's status, or
+         *     collect them from the `crawl.page` calls.
+         */
+        CrawlCompletedEvent: {
+            /** @description Always empty. */
+            data?: unknown[];
+            /**
+             * @description Always `true` for this event, also when the crawl was cancelled.
+             * @constant
+             */
+            success?: true;
+            /**
+             * @description Always `crawl.completed`.
+             * @constant
+             */
+            type?: "crawl.completed";
+        } & components["schemas"]["WebhookPayload"];
+        /**
+         * CrawlPageDocument
+         * @description One page of a crawl. A scraped page holds the formats the crawl's `scrapeOptions.formats` asked
+         *     for and its `metadata`; a page that could not be scraped holds only `metadata.sourceURL`. More
+         *     members than those listed may be present (every format the crawl asked for).
+         */
+        CrawlPageDocument: {
+            /** @description The page's cleaned HTML (the `html` format). */
+            html?: string;
+            /** @description Data extracted by the `json` format, shaped by its `schema`. */
+            json?: unknown;
+            /** @description URLs linked from the page (the `links` format). */
+            links?: string[];
+            /**
+             * @description The page as Markdown (the `markdown` format, the default).
+             * @example # Pricing
+             */
+            markdown?: string;
+            metadata: components["schemas"]["CrawlPageMetadata"];
+            /** @description The page's HTML as served (the `rawHtml` format). */
+            rawHtml?: string;
+            /** @description URL of a screenshot of the page (the `screenshot` format). */
+            screenshot?: string;
+            /** @description A summary of the page (the `summary` format). */
+            summary?: string;
+            /** @description Something the service wants the caller to know about this page, for example that the crawl was throttled. */
+            warning?: string;
+        };
+        /**
+         * CrawlPageEvent
+         * @description Body of a `crawl.page` call, sent once for every page the crawl tried. A scraped page gives
+         *     `success: true` and the page's document; a page that could not be scraped gives `success: false`,
+         *     the reason in `error`, and a record holding only `metadata.sourceURL`, the URL that failed.
+         */
+        CrawlPageEvent: {
+            /** @description The one page this call is about. */
+            data?: components["schemas"]["CrawlPageDocument"][];
+            /** @description `true` when the page was scraped, `false` when it could not be. */
+            success?: boolean;
+            /**
+             * @description Always `crawl.page`.
+             * @constant
+             */
+            type?: "crawl.page";
+        } & (components["schemas"]["WebhookPayload"] & unknown);
+        /**
+         * CrawlPageMetadata
+         * @description What the service knows about one page: where it came from, how it answered and what it cost.
+         *     A page that could not be scraped carries only `sourceURL`. More members than those listed may be
+         *     present (the page's `<meta>` tags, for example `ogTitle`).
+         */
+        CrawlPageMetadata: {
+            /**
+             * @description The page's content type as the site sent it.
+             * @example text/html; charset=utf-8
+             */
+            contentType?: string;
+            /**
+             * @description Credits the scrape of this page used (credits).
+             * @example 1
+             */
+            creditsUsed?: number;
+            /** @description A problem the site's answer had, for example an error status. */
+            error?: string;
+            /**
+             * @description Identifier of the scrape of this page.
+             * @example 0198f2c4-7d3e-7a51-b2c6-4e8f9a0b1c2d
+             */
+            scrapeId?: string;
+            /**
+             * @description The URL the crawl requested.
+             * @example https://blog.example.com/pricing
+             */
+            sourceURL?: string;
+            /**
+             * @description HTTP status the site answered the page with.
+             * @example 200
+             */
+            statusCode?: number;
+            /**
+             * @description The page's title.
+             * @example Pricing
+             */
+            title?: string;
+            /**
+             * @description The URL the page was finally read from, after redirects.
+             * @example https://blog.example.com/pricing
+             */
+            url?: string;
         };
         /**
          * CrawlRequest
@@ -433,8 +657,8 @@ export interface components {
              */
             url: string;
             /**
-             * @description Where to send crawl events. Either the URL to call (all events, no extra headers) or a
-             *     `Webhook` object. No webhook is called when omitted.
+             * @description Where to send crawl events. Either the URL to call, read as `{"url": <the string>}` (all events,
+             *     no extra headers), or a `Webhook` object. No webhook is called when omitted.
              */
             webhook?: string | components["schemas"]["Webhook"];
             /**
@@ -489,6 +713,24 @@ export interface components {
              */
             url: string;
         };
+        /**
+         * CrawlStartedEvent
+         * @description Body of a `crawl.started` call, sent once when the crawl begins. It carries no records.
+         */
+        CrawlStartedEvent: {
+            /** @description Always empty. */
+            data?: unknown[];
+            /**
+             * @description Always `true` for this event.
+             * @constant
+             */
+            success?: true;
+            /**
+             * @description Always `crawl.started`.
+             * @constant
+             */
+            type?: "crawl.started";
+        } & components["schemas"]["WebhookPayload"];
         /**
          * CreditUsagePeriod
          * @description Credits used in one calendar month, by the whole team or, when `byApiKey=true`, by one API key.
@@ -826,6 +1068,55 @@ export interface components {
             webhook?: components["schemas"]["MonitorWebhook"] | null;
         };
         /**
+         * MonitorCheckCompletedEvent
+         * @description Body of a `monitor.check.completed` call, sent once when a monitor check ends: every page was
+         *     compared, or the check failed. `success` is `true` only when the check completed without a page
+         *     in error.
+         */
+        MonitorCheckCompletedEvent: {
+            /** @description The one check this call is about. */
+            data?: components["schemas"]["MonitorCheckResult"][];
+            /**
+             * Format: uuid
+             * @description The monitor check (UUID).
+             * @example c4e6a8b0-2d1f-4e3a-9b5c-7d8e9f0a1b2c
+             */
+            id?: string;
+            /** @description `true` when the check `status` is `completed`, `false` when it is `partial` or `failed`. */
+            success?: boolean;
+            /**
+             * @description Always `monitor.check.completed`.
+             * @constant
+             */
+            type?: "monitor.check.completed";
+        } & components["schemas"]["WebhookPayload"];
+        /**
+         * MonitorCheckResult
+         * @description The outcome of one monitor check.
+         */
+        MonitorCheckResult: {
+            /**
+             * Format: uuid
+             * @description The check (UUID); the same as the call's `id`.
+             * @example c4e6a8b0-2d1f-4e3a-9b5c-7d8e9f0a1b2c
+             */
+            checkId: string;
+            /**
+             * Format: uuid
+             * @description The monitor (UUID).
+             * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
+             */
+            monitorId: string;
+            /**
+             * @description `completed`: every page was compared. `partial`: every page was tried and some are in error.
+             *     `failed`: the check stopped before its pages were compared (the call's `error` says why).
+             * @example completed
+             * @enum {string}
+             */
+            status: "completed" | "partial" | "failed";
+            summary: components["schemas"]["CheckSummary"];
+        };
+        /**
          * MonitorCrawlTarget
          * @description A crawl run on every check; every page it finds is compared with the previous check.
          */
@@ -877,6 +1168,144 @@ export interface components {
          */
         MonitorNotification: {
             email?: components["schemas"]["MonitorEmailNotification"];
+        };
+        /**
+         * MonitorPageDiff
+         * @description What changed on a page between two checks, as text, as extracted data, or both.
+         */
+        MonitorPageDiff: {
+            /**
+             * @description For a monitor that extracts data, each changed field with its previous and current value, keyed by field name.
+             * @example {
+             *       "proPrice": {
+             *         "previous": 29,
+             *         "current": 39
+             *       }
+             *     }
+             */
+            json?: {
+                [key: string]: {
+                    /** @description The value in this check. */
+                    current: unknown;
+                    /** @description The value in the previous check. */
+                    previous: unknown;
+                };
+            };
+            /**
+             * @description A unified diff of the page's Markdown.
+             * @example @@ -1 +1 @@
+             *     -Pro: $29
+             *     +Pro: $39
+             */
+            text?: string;
+        };
+        /**
+         * MonitorPageEvent
+         * @description Body of a `monitor.page` call, sent once for every page a monitor check has compared with the
+         *     previous check, as soon as that page is done. `success` is `false` when the page could not be
+         *     scraped (`status: error`), with the reason in `error`.
+         */
+        MonitorPageEvent: {
+            /** @description The one page this call is about. */
+            data?: components["schemas"]["MonitorPageResult"][];
+            /**
+             * Format: uuid
+             * @description The monitor check this page belongs to (UUID).
+             * @example c4e6a8b0-2d1f-4e3a-9b5c-7d8e9f0a1b2c
+             */
+            id?: string;
+            /** @description `false` when the page could not be scraped, `true` otherwise. */
+            success?: boolean;
+            /**
+             * @description Always `monitor.page`.
+             * @constant
+             */
+            type?: "monitor.page";
+        } & (components["schemas"]["WebhookPayload"] & unknown);
+        /**
+         * MonitorPageJudgment
+         * @description Whether a change on a page matters for the monitor's goal, and why.
+         */
+        MonitorPageJudgment: {
+            /**
+             * @description How sure the judgement is.
+             * @enum {string}
+             */
+            confidence: "high" | "medium" | "low";
+            /** @description Whether the change matters for the goal. */
+            meaningful: boolean;
+            /** @description The changes that matter, one entry each. */
+            meaningfulChanges: {
+                /** @description The content after; `null` when it was removed. */
+                after: string | null;
+                /** @description The content before; `null` when it was added. */
+                before: string | null;
+                /** @description Why this change matters. */
+                reason: string;
+                /**
+                 * @description Whether the content was added, removed or changed.
+                 * @enum {string}
+                 */
+                type: "added" | "removed" | "changed";
+            }[];
+            /**
+             * @description Why the change does or does not matter.
+             * @example The Pro plan's price went up.
+             */
+            reason: string;
+        };
+        /**
+         * MonitorPageResult
+         * @description How one page of a monitor check compares with the same page in the previous check.
+         */
+        MonitorPageResult: {
+            /**
+             * Format: uuid
+             * @description The check (UUID); the same as the call's `id`.
+             * @example c4e6a8b0-2d1f-4e3a-9b5c-7d8e9f0a1b2c
+             */
+            checkId: string;
+            /**
+             * @description The scrape of this page in this check; `null` when there is none.
+             * @example 0198f2c4-7d3e-7a51-b2c6-4e8f9a0b1c2d
+             */
+            currentScrapeId?: string | null;
+            /** @description What changed; `null` when nothing changed or no difference was computed. */
+            diff?: components["schemas"]["MonitorPageDiff"] | null;
+            /** @description Why the page could not be scraped; `null` when it was. */
+            error?: string | null;
+            /**
+             * @description Whether the change matters for the monitor's `goal`, as judged when the monitor has
+             *     `judgeEnabled`; `null` when no judgement was made.
+             * @example true
+             */
+            isMeaningful?: boolean | null;
+            /** @description The judgement behind `isMeaningful`; `null` when none was made. */
+            judgment?: components["schemas"]["MonitorPageJudgment"] | null;
+            /**
+             * Format: uuid
+             * @description The monitor (UUID).
+             * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
+             */
+            monitorId: string;
+            /**
+             * @description The scrape of this page in the previous check; `null` when there was none.
+             * @example 0198f1a0-1c2d-7e3f-8a4b-5c6d7e8f9a0b
+             */
+            previousScrapeId?: string | null;
+            /**
+             * @description `same`: the content did not change. `new`: the page was seen for the first time. `changed`:
+             *     the content changed (see `diff`). `removed`: the page was in the previous check but not in this
+             *     one. `error`: the page could not be scraped (see `error`).
+             * @example changed
+             * @enum {string}
+             */
+            status: "same" | "new" | "changed" | "removed" | "error";
+            /**
+             * @description The page's URL.
+             * @example https://competitor.example.com/pricing
+             */
+            url: string;
         };
         /**
          * MonitorResponse
@@ -1620,11 +2049,13 @@ export interface components {
         } & (unknown | unknown);
         /**
          * Webhook
-         * @description A webhook the service calls with crawl events. Unknown members are rejected with `400`.
+         * @description A webhook the service calls with crawl events (see the `webhooks` section for each call's body and
+         *     signature). Unknown members are rejected with `400`.
          */
         Webhook: {
             /**
-             * @description Events to deliver. All four are delivered when omitted.
+             * @description Events to deliver, by their short names. All are delivered when omitted, and also when the
+             *     list is empty.
              * @default [
              *       "started",
              *       "page",
@@ -1634,7 +2065,9 @@ export interface components {
              */
             events?: ("started" | "page" | "completed" | "failed")[];
             /**
-             * @description Extra HTTP headers sent with every webhook call (header name to value).
+             * @description Extra HTTP headers sent with every webhook call (header name to value). `X-Firecrawl-Signature`,
+             *     in any case, is refused with `400`: the service sets that header itself.
+             * @default {}
              * @example {
              *       "Authorization": "Bearer whsec_4f9c2a"
              *     }
@@ -1643,7 +2076,8 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Key-value pairs echoed back in every webhook payload, for example to correlate events with your own records.
+             * @description Key-value pairs echoed back in every webhook call's `metadata`, for example to correlate events with your own records.
+             * @default {}
              * @example {
              *       "project": "docs-mirror"
              *     }
@@ -1657,6 +2091,52 @@ export interface components {
              * @example https://hooks.acme.example/firecrawl
              */
             url: string;
+        };
+        /**
+         * WebhookPayload
+         * @description The JSON body of every webhook call of this API, whatever the event: `type` names the event, `id`
+         *     the job it is about, `data` the event's records. Each event narrows these members (see the
+         *     `webhooks` section); members not listed here may be added.
+         */
+        WebhookPayload: {
+            /** @description The event's records; each event says what they are. An empty list when the event carries none. */
+            data: unknown[];
+            /**
+             * @description Why the event reports a failure. Sent with `success` `false` where the event says so; absent otherwise.
+             * @example Request timed out
+             */
+            error?: string;
+            /**
+             * Format: uuid
+             * @description The job the event is about (UUID): the crawl's `id` as `POST /v2/crawl` answered it, or the
+             *     monitor check's id for monitor events.
+             * @example 3c1a5d9e-6f2b-4b7a-9d1e-8a2f4c6b0e17
+             */
+            id: string;
+            /**
+             * @description The `metadata` of the webhook that receives the call, echoed as it was given (an empty object
+             *     when none was given), so that a receiver can match the call with its own records.
+             * @example {
+             *       "project": "blog-mirror"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Whether the event reports a success. Each event states when it is `false`. */
+            success: boolean;
+            /**
+             * @description The event, for example `crawl.page`. Branch on this member.
+             * @example crawl.page
+             */
+            type: string;
+            /**
+             * Format: uuid
+             * @description Identifier of this delivery (UUID), new for every call. Use it to recognise a delivery you have
+             *     already processed.
+             * @example 9a7d3f10-58c2-4e6b-b1d4-0c2e8f6a4b93
+             */
+            webhookId: string;
         };
         /**
          * WriteAction
@@ -1714,6 +2194,27 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
+        };
+        /**
+         * @description The receiver took the call. Any `2xx` status counts; the body is ignored. Answer within 10 seconds
+         *     and do slow work after answering.
+         */
+        DeliveryAcknowledged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Any other status, or no answer within 10 seconds, is a failed delivery: the service records the
+         *     failure and does not send the call again, so a receiver that missed an event reads the job's state
+         *     through the API instead.
+         */
+        DeliveryFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description The service failed while reading the team's historical credit usage. Retry later with exponential back-off. */
         HistoricalCreditUsageInternalError: {
@@ -1917,6 +2418,15 @@ export interface components {
          */
         crawlId: string;
         /**
+         * @description `sha256=` followed by the lower-case hexadecimal HMAC-SHA256 of the raw request body, keyed with
+         *     your team's webhook secret (a self-hosted service uses its `SELF_HOSTED_WEBHOOK_HMAC_SECRET`).
+         *     Compute it over the body exactly as received, before parsing it, and compare it in constant time.
+         *     Sent whenever the service holds a secret for your team; a self-hosted service without one sends
+         *     no signature.
+         * @example sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40
+         */
+        firecrawlSignature: string;
+        /**
          * @description Optional UUID chosen by the client to make retries safe. The first request with a given key starts
          *     the crawl; any later request with the same key is refused with `409` ("Idempotency key already
          *     used") instead of starting a second crawl.
@@ -1945,9 +2455,14 @@ export type ChangeTrackingFormat = components['schemas']['ChangeTrackingFormat']
 export type CheckSummary = components['schemas']['CheckSummary'];
 export type ClickAction = components['schemas']['ClickAction'];
 export type CrawlCancelled = components['schemas']['CrawlCancelled'];
+export type CrawlCompletedEvent = components['schemas']['CrawlCompletedEvent'];
+export type CrawlPageDocument = components['schemas']['CrawlPageDocument'];
+export type CrawlPageEvent = components['schemas']['CrawlPageEvent'];
+export type CrawlPageMetadata = components['schemas']['CrawlPageMetadata'];
 export type CrawlRequest = components['schemas']['CrawlRequest'];
 export type CrawlScrapeOptions = components['schemas']['CrawlScrapeOptions'];
 export type CrawlStarted = components['schemas']['CrawlStarted'];
+export type CrawlStartedEvent = components['schemas']['CrawlStartedEvent'];
 export type CreditUsagePeriod = components['schemas']['CreditUsagePeriod'];
 export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type ExecuteJavascriptAction = components['schemas']['ExecuteJavascriptAction'];
@@ -1961,9 +2476,15 @@ export type InvalidJsonError = components['schemas']['InvalidJsonError'];
 export type JsonFormat = components['schemas']['JsonFormat'];
 export type Location = components['schemas']['Location'];
 export type Monitor = components['schemas']['Monitor'];
+export type MonitorCheckCompletedEvent = components['schemas']['MonitorCheckCompletedEvent'];
+export type MonitorCheckResult = components['schemas']['MonitorCheckResult'];
 export type MonitorCrawlTarget = components['schemas']['MonitorCrawlTarget'];
 export type MonitorEmailNotification = components['schemas']['MonitorEmailNotification'];
 export type MonitorNotification = components['schemas']['MonitorNotification'];
+export type MonitorPageDiff = components['schemas']['MonitorPageDiff'];
+export type MonitorPageEvent = components['schemas']['MonitorPageEvent'];
+export type MonitorPageJudgment = components['schemas']['MonitorPageJudgment'];
+export type MonitorPageResult = components['schemas']['MonitorPageResult'];
 export type MonitorResponse = components['schemas']['MonitorResponse'];
 export type MonitorSchedule = components['schemas']['MonitorSchedule'];
 export type MonitorScrapeOptions = components['schemas']['MonitorScrapeOptions'];
@@ -1994,10 +2515,13 @@ export type ValidationError = components['schemas']['ValidationError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type WaitAction = components['schemas']['WaitAction'];
 export type Webhook = components['schemas']['Webhook'];
+export type WebhookPayload = components['schemas']['WebhookPayload'];
 export type WriteAction = components['schemas']['WriteAction'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseCrawlAlreadyCompleted = components['responses']['CrawlAlreadyCompleted'];
 export type ResponseCrawlJobNotFound = components['responses']['CrawlJobNotFound'];
+export type ResponseDeliveryAcknowledged = components['responses']['DeliveryAcknowledged'];
+export type ResponseDeliveryFailed = components['responses']['DeliveryFailed'];
 export type ResponseHistoricalCreditUsageInternalError = components['responses']['HistoricalCreditUsageInternalError'];
 export type ResponseIdempotencyKeyUsed = components['responses']['IdempotencyKeyUsed'];
 export type ResponseInternalError = components['responses']['InternalError'];
@@ -2019,6 +2543,7 @@ export type ResponseUsageRequestTimeout = components['responses']['UsageRequestT
 export type ResponseUsageUnauthorized = components['responses']['UsageUnauthorized'];
 export type ParameterByApiKey = components['parameters']['byApiKey'];
 export type ParameterCrawlId = components['parameters']['crawlId'];
+export type ParameterFirecrawlSignature = components['parameters']['firecrawlSignature'];
 export type ParameterIdempotencyKey = components['parameters']['idempotencyKey'];
 export type ParameterMonitorId = components['parameters']['monitorId'];
 export type ParameterSessionStatus = components['parameters']['sessionStatus'];
@@ -2252,6 +2777,141 @@ export interface operations {
             408: components["responses"]["UsageRequestTimeout"];
             429: components["responses"]["UsageRateLimited"];
             500: components["responses"]["TokenUsageInternalError"];
+        };
+    };
+    crawlCompleted: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `sha256=` followed by the lower-case hexadecimal HMAC-SHA256 of the raw request body, keyed with
+                 *     your team's webhook secret (a self-hosted service uses its `SELF_HOSTED_WEBHOOK_HMAC_SECRET`).
+                 *     Compute it over the body exactly as received, before parsing it, and compare it in constant time.
+                 *     Sent whenever the service holds a secret for your team; a self-hosted service without one sends
+                 *     no signature.
+                 * @example sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40
+                 */
+                "X-Firecrawl-Signature"?: components["parameters"]["firecrawlSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CrawlCompletedEvent"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["DeliveryAcknowledged"];
+            default: components["responses"]["DeliveryFailed"];
+        };
+    };
+    crawlPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `sha256=` followed by the lower-case hexadecimal HMAC-SHA256 of the raw request body, keyed with
+                 *     your team's webhook secret (a self-hosted service uses its `SELF_HOSTED_WEBHOOK_HMAC_SECRET`).
+                 *     Compute it over the body exactly as received, before parsing it, and compare it in constant time.
+                 *     Sent whenever the service holds a secret for your team; a self-hosted service without one sends
+                 *     no signature.
+                 * @example sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40
+                 */
+                "X-Firecrawl-Signature"?: components["parameters"]["firecrawlSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CrawlPageEvent"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["DeliveryAcknowledged"];
+            default: components["responses"]["DeliveryFailed"];
+        };
+    };
+    crawlStarted: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `sha256=` followed by the lower-case hexadecimal HMAC-SHA256 of the raw request body, keyed with
+                 *     your team's webhook secret (a self-hosted service uses its `SELF_HOSTED_WEBHOOK_HMAC_SECRET`).
+                 *     Compute it over the body exactly as received, before parsing it, and compare it in constant time.
+                 *     Sent whenever the service holds a secret for your team; a self-hosted service without one sends
+                 *     no signature.
+                 * @example sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40
+                 */
+                "X-Firecrawl-Signature"?: components["parameters"]["firecrawlSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CrawlStartedEvent"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["DeliveryAcknowledged"];
+            default: components["responses"]["DeliveryFailed"];
+        };
+    };
+    monitorCheckCompleted: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `sha256=` followed by the lower-case hexadecimal HMAC-SHA256 of the raw request body, keyed with
+                 *     your team's webhook secret (a self-hosted service uses its `SELF_HOSTED_WEBHOOK_HMAC_SECRET`).
+                 *     Compute it over the body exactly as received, before parsing it, and compare it in constant time.
+                 *     Sent whenever the service holds a secret for your team; a self-hosted service without one sends
+                 *     no signature.
+                 * @example sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40
+                 */
+                "X-Firecrawl-Signature"?: components["parameters"]["firecrawlSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorCheckCompletedEvent"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["DeliveryAcknowledged"];
+            default: components["responses"]["DeliveryFailed"];
+        };
+    };
+    monitorPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `sha256=` followed by the lower-case hexadecimal HMAC-SHA256 of the raw request body, keyed with
+                 *     your team's webhook secret (a self-hosted service uses its `SELF_HOSTED_WEBHOOK_HMAC_SECRET`).
+                 *     Compute it over the body exactly as received, before parsing it, and compare it in constant time.
+                 *     Sent whenever the service holds a secret for your team; a self-hosted service without one sends
+                 *     no signature.
+                 * @example sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40
+                 */
+                "X-Firecrawl-Signature"?: components["parameters"]["firecrawlSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorPageEvent"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["DeliveryAcknowledged"];
+            default: components["responses"]["DeliveryFailed"];
         };
     };
 }
