@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { verifyWebhook, WebhookVerificationError, type EntitlementsWebhookEvent, type VerifyWebhookOptions } from "../src/index.js";
-import { failureReason, loadBundle, webhookExamples } from "@api-contracts/client-runtime/testing";
+import { failureReason, loadBundle, webhookExamples } from "@api-contracts/dev-tools/testing";
 
 // The Standard Webhooks library's "sign function works" vector (libraries/javascript/src/webhook.test.ts).
 const vector = {

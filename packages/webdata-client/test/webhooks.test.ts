@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent } from "../src/index.js";
-import { failureReason, loadBundle, webhookExamples } from "@api-contracts/client-runtime/testing";
+import { failureReason, loadBundle, webhookExamples } from "@api-contracts/dev-tools/testing";
 
 // Firecrawl's own test of its signing (buildWebhookDeliveryHeaders in the service's delivery.test.ts).
 const vector = {
