@@ -3,11 +3,13 @@
 // project outside this repository next to today's TypeScript, type-checked there with TypeScript 7
 // and 5.9, run as an ES module and as CommonJS, and its commands run from the project.
 import { execFile } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { filesReachedFromExports, installPacked, loadBundle, runtimeClosure, specExample, type Consumer, type PackReport } from "@api-contracts/dev-tools/testing";
+import { Webhook } from "standardwebhooks";
+import { filesReachedFromExports, installPacked, loadBundle, loadForWebRuntime, runtimeClosure, specExample, type Consumer, type PackReport } from "@api-contracts/dev-tools/testing";
 import { repoRoot, workspacePackages } from "../package-graph.mjs";
 
 const run = promisify(execFile);
@@ -154,6 +156,55 @@ main().catch((error: unknown) => {
 });
 `;
 
+// A webhook receiver per client, as a user writes one: Standard Webhooks (Autumn) with the
+// standardwebhooks library the client brings, a fresh call then a stale one; Firecrawl's own test
+// vector, then the same body tampered with.
+const receivers = {
+  entitlements: `
+import { Webhook } from "standardwebhooks";
+import { verifyWebhook, WebhookVerificationError, type EntitlementsWebhookEvent } from "@api-contracts/entitlements-client";
+
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const body = '{"type":"balances.limit_reached","data":{"customer_id":"cus_1","feature_id":"messages","limit_type":"included"}}';
+const signed = (seconds: number) => ({ "svix-id": "msg_1", "svix-timestamp": String(seconds), "svix-signature": new Webhook(secret).sign("msg_1", new Date(seconds * 1000), body) });
+const now = Math.floor(Date.now() / 1000);
+const event: EntitlementsWebhookEvent = await verifyWebhook(body, signed(now), secret);
+const refused = await verifyWebhook(body, signed(now - 3600), secret).catch((error: unknown) => error instanceof WebhookVerificationError ? error.reason : "other");
+console.log(JSON.stringify({ type: event.type, refused }));
+`,
+  webdata: `
+import { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent } from "@api-contracts/webdata-client";
+
+const body = '{"success":true,"type":"crawl.page","id":"crawl-123","webhookId":"webhook-123","data":[]}';
+const headers = { "x-firecrawl-signature": "sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40" };
+const event: WebdataWebhookEvent = await verifyWebhook(body, headers, "secret");
+const refused = await verifyWebhook(body.replace("123", "124"), headers, "secret").catch((error: unknown) => error instanceof WebhookVerificationError ? error.reason : "other");
+console.log(JSON.stringify({ type: event.type, refused }));
+`,
+};
+
+/** What each receiver prints, and a call of the browser bundle's verifyWebhook with what it returns. */
+const webhookCases = {
+  entitlements: {
+    printed: { type: "balances.limit_reached", refused: "timestamp_out_of_tolerance" },
+    webType: "balances.usage_alert_triggered",
+    webArguments: () => {
+      const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+      const body = '{"type":"balances.usage_alert_triggered","data":{"customer_id":"c","feature_id":"f","usage_alert":{"threshold":80,"threshold_type":"usage_percentage"}}}';
+      const seconds = Math.floor(Date.now() / 1000);
+      return [body, new Headers({ "webhook-id": "msg_2", "webhook-timestamp": String(seconds), "webhook-signature": new Webhook(secret).sign("msg_2", new Date(seconds * 1000), body) }), secret];
+    },
+  },
+  webdata: {
+    printed: { type: "crawl.page", refused: "invalid_signature" },
+    webType: "crawl.started",
+    webArguments: () => {
+      const body = '{"success":true,"type":"crawl.started","id":"a","webhookId":"b","data":[]}';
+      return [new TextEncoder().encode(body), new Headers({ "x-firecrawl-signature": `sha256=${createHmac("sha256", "s").update(body).digest("hex")}` }), "s"];
+    },
+  },
+};
+
 const tsconfig = {
   compilerOptions: {
     strict: true,
@@ -176,6 +227,7 @@ describe("a strict nodenext project that installs the tarballs", () => {
     await consumer.exec("mkdir", ["-p", "src"]);
     consumer.write("src/program.mts", program);
     consumer.write("src/program.cts", program);
+    for (const [api, source] of Object.entries(receivers)) consumer.write(`src/receiver-${api}.mts`, source);
     mock = await consumer.start("npx", ["api-mock", "--webdata-port", "0", "--entitlements-port", "0"], /^(\w+)\s+(http:\/\/\S+)$/, 2);
   }, 120_000);
   afterAll(() => mock?.stop());
@@ -219,6 +271,13 @@ describe("a strict nodenext project that installs the tarballs", () => {
       fixtures: "https://example.com",
       notFunctions: [],
     });
+  }, 60_000);
+
+  it.each(["entitlements", "webdata"] as const)("the %s client's verifyWebhook works in a Node program and bundled for a runtime with only web-standard globals", async (api) => {
+    const { stdout } = await consumer.exec(process.execPath, [path.join("dist", `receiver-${api}.mjs`)]);
+    expect(JSON.parse(stdout)).toEqual(webhookCases[api].printed);
+    const bundled = await loadForWebRuntime<{ verifyWebhook: (...args: unknown[]) => Promise<unknown> }>(consumer.dir, `@api-contracts/${api}-client`, ["verifyWebhook"]);
+    expect(await bundled.verifyWebhook(...webhookCases[api].webArguments())).toMatchObject({ type: webhookCases[api].webType });
   }, 60_000);
 
   it("npx contract-proxy in front of the installed mock passes a valid call and reports a broken one", async () => {
