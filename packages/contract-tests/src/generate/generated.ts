@@ -308,7 +308,11 @@ async function runProperty(
   const property = fc.asyncProperty(arbitrary, async (value) => {
     if (halted !== undefined || ctx.deadline.aborted) return true;
     if (shrinkingFor === undefined) examples++;
-    else if (++shrinkRequests > SHRINK_REQUEST_BUDGET) return true;
+    // Past the budget every candidate "fails" without a request: fast-check then follows only the
+    // first candidate of each level to the end of its shrink tree, instead of generating every
+    // remaining sibling (for a long string or array, millions of them) only to see each pass.
+    // The failure reported stays the last one a request showed (lastFailure).
+    else if (++shrinkRequests > SHRINK_REQUEST_BUDGET) return false;
     options.onProgress?.({ operation: operation.operationId, check, done: examples, total: options.examples, shrinking: shrinkingFor !== undefined });
     let steps: Step[];
     try {
