@@ -44,7 +44,8 @@ afterAll(() => consumer?.remove());
 
 const tarballPath = (name: string) => path.join(consumer.dir, ".tarballs", tarballOf(name).filename);
 
-describe("every publishable tarball passes the ecosystem's package checks", () => {
+// Each tool run is a process of its own; two at a time keep both cores busy.
+describe.concurrent("every publishable tarball passes the ecosystem's package checks", () => {
   it.each(publicPackages.map(({ manifest }) => manifest.name))("%s: publint (suggestions too) and Are the Types Wrong, every entry point in every resolution mode", async (name) => {
     const publint = await run("npx", ["publint", tarballPath(name), "--level", "suggestion", "--strict"], { cwd: repoRoot, encoding: "utf8" });
     expect(publint.stdout).toContain("All good!");
