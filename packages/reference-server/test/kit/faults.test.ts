@@ -244,7 +244,9 @@ async function runThroughProxy(service: Service, inject: Fault) {
   }
 }
 
-describe("the kit fails, naming the check, against deliberately broken servers", () => {
+// Each case has its own server and proxy on port 0, so cases run side by side: a run spends about
+// a second waiting for the servers' 408 to its stalled-body probes, which others use meanwhile.
+describe.concurrent("the kit fails, naming the check, against deliberately broken servers", () => {
   it("fault proxy: with no fault injected every behaviour check passes (the proxy itself is transparent)", async () => {
     for (const service of ["entitlements", "webdata"] as const) {
       const run = await runThroughProxy(service, {});

@@ -1,7 +1,7 @@
 // Generated requests against deliberately broken variants of this server. Each fault fires only for
 // inputs that no hand-picked check sends (a long id, a fractional amount, a nested `properties`
 // object, three includePaths, a `sitemap` mode, ...): the hand-picked checks all pass, and
-// `--generate 100` finds the fault and reports a reduced request.
+// `--generate 30` finds the fault and reports a reduced request.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runContractTests, type CheckResult, type Report, type Service } from "@api-contracts/contract-tests";
@@ -11,7 +11,10 @@ import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS } from "./helpers.js";
 
 /** Fixed, so that the test is deterministic; any seed finds these faults (see the kit's README). */
 const SEED = 20261123;
-const EXAMPLES = 100;
+// With this seed every fault is found within its check's first 21 examples. A run of N examples
+// makes the same first values whatever N is (fast-check draws them in order from the seed), so 30
+// proves what 100 did, with a margin, at under a third of the requests.
+const EXAMPLES = 30;
 
 type Body = Record<string, unknown>;
 
@@ -203,7 +206,8 @@ beforeAll(async () => {
   await runContractTests({ service: "webdata", baseUrl: server.url, fixtures: defaultFixtures, level: "schema", generate: 1, seed: SEED }).finally(() => server.close());
 }, KIT_RUN_TIMEOUT_MS);
 
-describe.each(["entitlements", "webdata"] as const)("%s: generated requests find faults the hand-picked checks miss", (service) => {
+// Each fault has its own server and proxy on port 0, so faults run side by side (see faults.test.ts).
+describe.concurrent.each(["entitlements", "webdata"] as const)("%s: generated requests find faults the hand-picked checks miss", (service) => {
   it.each(faults.filter((f) => f.service === service).map((f) => [f.fault, f] as const))("%s", async (_name, fault) => {
     // A fresh server each time: generated requests spend the balances the behaviour checks read.
     const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });

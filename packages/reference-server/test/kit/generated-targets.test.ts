@@ -6,7 +6,8 @@ import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS } from "./helpers.js";
 
 const SEEDS = [1, 20261123, 987654321];
 
-describe.each(["entitlements", "webdata"] as const)("%s reference implementation under generated requests", (service) => {
+// Each run has its own server on port 0, so runs go side by side.
+describe.concurrent.each(["entitlements", "webdata"] as const)("%s reference implementation under generated requests", (service) => {
   it.each(SEEDS)(
     "no false alarm: --generate 200 with seed %i passes at behaviour level",
     async (seed) => {
