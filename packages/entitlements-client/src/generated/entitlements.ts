@@ -663,6 +663,7 @@ export interface components {
          *     | 413 | `payload_too_large` | The body is larger than the server accepts. |
          *     | 429 | `rate_limit_exceeded` | Too many requests. |
          *     | 500 | `internal_error` | Unexpected failure. |
+         *     | 503 | `service_unavailable` | The service is shedding load; the answer's `Retry-After` says how many seconds to wait (`internal_error` when an `async` track cannot be queued). |
          */
         Error: {
             /**
@@ -684,6 +685,7 @@ export interface components {
              * @example payload_too_large
              * @example rate_limit_exceeded
              * @example internal_error
+             * @example service_unavailable
              */
             code: string;
             /**
@@ -1330,7 +1332,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests. `code` is `rate_limit_exceeded`; retry after a pause, with exponential backoff. */
+        /**
+         * @description Too many requests. `code` is `rate_limit_exceeded`. The answer carries no `Retry-After` header
+         *     (clients of the check fail open on it rather than wait); retry after a pause, with exponential
+         *     back-off.
+         */
         RateLimited: {
             headers: {
                 [name: string]: unknown;
@@ -1345,6 +1351,25 @@ export interface components {
          */
         RequestTimeout: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The service is shedding load while its database or cache is briefly unavailable. `code` is
+         *     `service_unavailable`. The answer carries `Retry-After`: wait that many seconds, then retry.
+         *     Clients of the check operation usually fail open on this status.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /**
+                 * @description Seconds to wait before sending the request again. The live service sends `1` with every
+                 *     `503` answer.
+                 * @example 1
+                 */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -1491,6 +1516,7 @@ export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
+export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseTrackBadRequest = components['responses']['TrackBadRequest'];
 export type ResponseTrackConflict = components['responses']['TrackConflict'];
 export type ResponseTrackOk = components['responses']['TrackOk'];
@@ -1544,6 +1570,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     finalizeLock: {
@@ -1577,6 +1604,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     trackUsage: {
@@ -1611,6 +1639,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkAccessLegacy: {
@@ -1654,6 +1683,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     trackUsageLegacy: {
@@ -1688,6 +1718,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
