@@ -63,3 +63,4 @@ export {
   parseKnownDifferences,
   type KnownDifference,
 } from "./known-differences.js";
+export * from "./faults/index.js";
