@@ -3,10 +3,17 @@ import { Readable } from "node:stream";
 import { Pool, errors, type Dispatcher } from "undici";
 import {
   ContractErrors,
+  FaultInjector,
   KnownDifferences,
   createEdgeServer,
+  delayAnswer,
+  endSlowly,
   getApi,
+  hangConnection,
   listen,
+  resetConnection,
+  type FaultDecision,
+  type FaultsOptions,
   type LingerBounds,
   type ApiName,
   type ErrorReply,
@@ -15,7 +22,7 @@ import {
   type Problem,
 } from "@api-contracts/contract-core";
 import { Judge, NotJudged, type ResponsePlan, type RuleError } from "./judge.js";
-import { ReportFile, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
+import { ReportFile, boundedInjected, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
 
 export interface ContractProxyOptions {
   /** The API the traffic speaks: `entitlements` or `webdata` (any registered API). */
@@ -50,6 +57,12 @@ export interface ContractProxyOptions {
   knownDifferences?: readonly KnownDifference[];
   /** Called with each report line as it is written (already redacted and bounded). */
   onViolation?: (violation: Violation) => void;
+  /**
+   * Latency and faults to inject in front of the upstream (contract-core's faults format): each
+   * fired rule is an `injected` report line; the answers it makes up are not the upstream's and are
+   * never judged as its violations.
+   */
+  faults?: FaultsOptions;
 }
 
 export interface ProxyCounts {
@@ -59,6 +72,8 @@ export interface ProxyCounts {
   known: number;
   /** Bodies larger than the judging limit, passed through unjudged. */
   notJudged: number;
+  /** Exchanges a faults rule fired on. */
+  injected: number;
 }
 
 export interface ContractProxy {
@@ -112,6 +127,8 @@ interface Exchange {
   headers: IncomingHttpHeaders;
   requestErrors: RuleError[];
   unjudged: Array<{ direction: Violation["direction"]; error: RuleError }>;
+  /** An injected `slow-body`: the upstream's answer, read whole, is trickled to the client. */
+  slowBody?: boolean;
 }
 
 /** The status line and headers of the upstream's answer. */
@@ -231,7 +248,8 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const judge = new Judge(errors.validators);
   const redact = redactor(api.keyPrefix);
   const report = options.report === undefined ? undefined : new ReportFile(options.report);
-  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0 };
+  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0, injected: 0 };
+  const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: errors.validators, service: api.name, seed: options.faults.seed ?? 0 }) : undefined;
   const recent: Violation[] = [];
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
 
@@ -365,7 +383,8 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     if (strict && found.length > 0 && !explained(ex, answer.status, "response", found)) return refuseAnswer(ex, res, answer.status, found);
     const count = finish(ex, answer.status, found);
     if (!writeHead(res, answer, count, bytes.length)) return badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
-    res.end(bytes);
+    if (ex.slowBody) endSlowly(res, bytes, requestTimeout);
+    else res.end(bytes);
   };
 
   /** What becomes of the upstream's answer, as undici hands it over: read whole and judged, or streamed through. */
@@ -460,6 +479,41 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     forward(ex, req, res, read, req);
   };
 
+  /** Marks an exchange a rule fired on, in the report and through `onFault`. */
+  const recordInjected = (ex: Exchange, operationId: string, decision: FaultDecision): void => {
+    counts.injected++;
+    const { answer: made, ...what } = decision;
+    const injected = { ...what, ...(made ? { status: made.status } : {}) };
+    const line = boundedInjected({ time: new Date().toISOString(), service: api.name, operationId, method: ex.method, path: ex.path, injected }, (text) => redact(text, secretsOf(ex.headers)));
+    report?.write(line);
+    options.faults?.onFault?.({ service: api.name, operationId, method: line.method, path: line.path, ...injected });
+  };
+
+  /**
+   * Forwards a judged request, or first lets the rule that fires on it act: wait, then reset, hang,
+   * answer in the upstream's place (its documented answer, not judged), or forward and trickle.
+   */
+  const forwardOrInject = async (ex: Exchange, req: IncomingMessage, res: ServerResponse, body: Buffer[]) => {
+    const operationId = ex.operation?.operationId;
+    const decision = operationId === undefined ? undefined : injector?.decide(operationId);
+    if (!decision) return forward(ex, req, res, body, undefined);
+    recordInjected(ex, operationId!, decision);
+    if (!(await delayAnswer(res, decision.latencyMs))) return;
+    if (decision.fault === "reset" || decision.fault === "hang") {
+      // No answer reaches the client: what it sent is reported with status 0.
+      finish(ex, 0, []);
+      return decision.fault === "reset" ? resetConnection(res) : hangConnection(res, requestTimeout);
+    }
+    const made = decision.answer;
+    if (made) {
+      const count = finish(ex, made.status, []);
+      res.writeHead(made.status, { ...made.headers, "content-length": String(made.body.length), [VIOLATIONS_HEADER]: String(count) });
+      return void res.end(made.body);
+    }
+    if (decision.fault === "slow-body") ex.slowBody = true;
+    forward(ex, req, res, body, undefined);
+  };
+
   const judged = (ex: Exchange, req: IncomingMessage, res: ServerResponse, bytes: Buffer) => {
     try {
       const verdict = judge.request(ex.operation, ex.method, ex.target, req.headers, bytes, limit);
@@ -471,7 +525,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       if (strict) return answer(ex, res, { kind: "bad-request", message: `The request could not be checked: ${reason}` });
       ex.unjudged.push(notJudged("request", reason));
     }
-    forward(ex, req, res, bytes.length > 0 ? [bytes] : [], undefined);
+    void forwardOrInject(ex, req, res, bytes.length > 0 ? [bytes] : []);
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {

@@ -1,7 +1,6 @@
 import { randomInt } from "node:crypto";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { describeFault, listApis, loadFaults, type ApiDefinition } from "@api-contracts/contract-core";
-import type { MockFaults } from "@api-contracts/mock-server";
+import { describeFault, listApis, loadFaults, type ApiDefinition, type FaultsOptions } from "@api-contracts/contract-core";
 import { startApiServer, startTogether } from "./stack.js";
 
 /** The APIs in the order of their default ports, as the command prints them. */
@@ -89,7 +88,7 @@ export async function main(argv: string[], out: (line: string) => void = console
     const faultsSeed = text("faults-seed");
     if (faultsSeed !== undefined && faultsFile === undefined) throw new Error("--faults-seed only applies with --faults");
     if (faultsFile !== undefined && values.stateful) throw new Error("--faults applies to the mocks, not to --stateful");
-    let faults: MockFaults | undefined;
+    let faults: FaultsOptions | undefined;
     if (faultsFile !== undefined) {
       const rules = loadFaults(faultsFile, chosen.map((api) => api.name));
       const seed = faultsSeed === undefined ? randomInt(SEED_MAX) : parseSeed(faultsSeed);

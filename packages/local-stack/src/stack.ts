@@ -1,6 +1,6 @@
-import { getApi, listApis, type ApiName } from "@api-contracts/contract-core";
+import { getApi, listApis, type ApiName, type FaultsOptions } from "@api-contracts/contract-core";
 import { startDocsServer } from "@api-contracts/docs/server";
-import { startMockServer, type MockFaults } from "@api-contracts/mock-server";
+import { startMockServer } from "@api-contracts/mock-server";
 import { startReferenceServer } from "@api-contracts/reference-server";
 
 export interface RunningServer {
@@ -20,7 +20,7 @@ export interface ApiServerOptions {
   dynamic?: boolean;
   seed?: number | string;
   /** Mocks only: latency and faults to inject (rules of contract-core's faults format, a seed, a log). */
-  faults?: MockFaults;
+  faults?: FaultsOptions;
 }
 
 /** Serves one API: its mock, or with `stateful` the reference implementation, on the same port. */

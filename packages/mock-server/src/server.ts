@@ -9,10 +9,9 @@ import {
   listen,
   resetConnection,
   sendInjected,
-  type CheckedFaultRule,
   type ErrorReply,
   type FaultDecision,
-  type FaultEvent,
+  type FaultsOptions,
   type LingerBounds,
   type Problem,
 } from "@api-contracts/contract-core";
@@ -50,17 +49,7 @@ export interface MockServerOptions {
   /** How long and how much a closing connection reads of what its client still sends. Default 64 MiB, 5 s. */
   linger?: LingerBounds;
   /** Latency and faults to inject, by rule; requests can also ask for them with `Prefer: latency=`, `fault=`. */
-  faults?: MockFaults;
-}
-
-/** The faults a mock injects: rules of contract-core's faults format, drawn from a seeded generator. */
-export interface MockFaults {
-  /** From `loadFaults(file, [service])` or `parseFaults(document)` of `@api-contracts/contract-core`. */
-  rules: readonly CheckedFaultRule[];
-  /** Same seed, same requests: same faults. Default 0. */
-  seed?: number | string;
-  /** Called for each request a rule (or the request's `Prefer` header) injects something into. */
-  onFault?: (event: FaultEvent) => void;
+  faults?: FaultsOptions;
 }
 
 export interface RunningServer {

@@ -26,6 +26,16 @@ export interface FaultEvent extends Omit<FaultDecision, "answer"> {
   status?: number;
 }
 
+/** The faults a server injects (`faults` of the mock's and the proxy's options). */
+export interface FaultsOptions {
+  /** From `loadFaults(file, apis)` or `parseFaults(document)`; rules naming another API's operations are left out. */
+  rules: readonly CheckedFaultRule[];
+  /** Same seed, same requests: same faults. Default 0. */
+  seed?: number | string;
+  /** Called for each request a rule injects something into (the mock: or the request's `Prefer` header). */
+  onFault?: (event: FaultEvent) => void;
+}
+
 /** The log line of a fault, as `api-mock` and `contract-proxy` print it. */
 export function describeFault(event: FaultEvent): string {
   const what = [
