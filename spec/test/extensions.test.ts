@@ -14,14 +14,44 @@ const ruleMembers: Record<string, string[]> = {
   "at-most-fraction": ["rule", "member", "of", "fraction", "ofDefault", "description"],
   "wait-total": ["rule", "member", "maxMs", "selectorWaitMs", "description"],
   "no-schemaless-object": ["rule", "member", "description"],
+  url: ["rule", "member", "trim", "defaultScheme", "schemes", "host", "fileExtensions", "singleColonBeforeFirstDot", "description"],
+  "utf16-length": ["rule", "member", "minLength", "maxLength", "description"],
 };
 
-interface Rule { rule: string; member: string; of?: string; encoding?: string; fraction?: number; description: string }
+interface Rule { rule: string; member: string; of?: string; encoding?: string; fraction?: number; maxLength?: number; host?: string; description: string }
 
+/** Every schema object of a component that carries `x-rules`, nested ones named by their path (`ScrapeOptions.profile`). */
 function schemasWithRules(document: any): { name: string; schema: any; rules: Rule[] }[] {
-  return Object.entries<any>(document.components.schemas)
-    .filter(([, schema]) => schema["x-rules"])
-    .map(([name, schema]) => ({ name, schema, rules: schema["x-rules"] }));
+  const found: { name: string; schema: any; rules: Rule[] }[] = [];
+  const visit = (name: string, schema: any) => {
+    if (typeof schema !== "object" || schema === null) return;
+    if (schema["x-rules"]) found.push({ name, schema, rules: schema["x-rules"] });
+    for (const [key, property] of Object.entries<any>(schema.properties ?? {})) visit(`${name}.${key}`, property);
+  };
+  for (const [name, schema] of Object.entries<any>(document.components.schemas)) visit(name, schema);
+  return found;
+}
+
+/** The schemas a member has in an object schema: its own `properties` and those of each `oneOf`/`anyOf` branch. */
+function memberSchemas(schema: any, member: string): any[] {
+  const branches = [schema, ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])];
+  return branches.map((branch) => branch.properties?.[member]).filter(Boolean);
+}
+
+/** The JSON types a rule reads its member as. */
+function memberTypes(rule: Rule): unknown[] {
+  switch (rule.rule) {
+    case "wait-total":
+      return ["array"];
+    case "no-schemaless-object":
+      return [undefined];
+    case "url":
+      return ["string", "array"];
+    case "utf16-length":
+      return ["string"];
+    default:
+      return ["number", "integer"];
+  }
 }
 
 describe("x-rules", () => {
@@ -32,25 +62,50 @@ describe("x-rules", () => {
     expect(found.sort()).toEqual([
       "ChangeTrackingFormat.schema: no-schemaless-object",
       "CheckLock.expires_at: time-window",
+      "CheckLock.lock_id: utf16-length",
+      "CrawlRequest.prompt: utf16-length",
+      "CrawlRequest.url: url",
+      "HighlightsFormat.query: utf16-length",
+      "JsonFormat.prompt: utf16-length",
       "JsonFormat.schema: no-schemaless-object",
+      "MonitorCrawlTarget.url: url",
+      "MonitorScrapeTarget.urls: url",
+      "MonitorWebhook.url: url",
+      "QueryFormat.prompt: utf16-length",
+      "QuestionFormat.question: utf16-length",
       "ScrapeOptions.actions: wait-total",
+      "ScrapeOptions.profile.name: utf16-length",
       "ScrapeOptions.waitFor: at-most-fraction",
+      "TrackLock.lock_id: utf16-length",
       "TrackRequest.timestamp: time-window",
+      "Webhook.url: url",
     ]);
   });
 
   for (const [api, document] of Object.entries(bundles)) {
     for (const { name, schema, rules } of schemasWithRules(document)) {
-      it(`${api} ${name}: every rule has a known kind, only its own members, and names numeric members of the schema`, () => {
+      it(`${api} ${name}: every rule has a known kind, only its own members, and names members of the schema of the type it reads`, () => {
         for (const rule of rules) {
           expect(Object.keys(ruleMembers)).toContain(rule.rule);
           expect(Object.keys(rule).filter((key) => !ruleMembers[rule.rule]!.includes(key))).toEqual([]);
           expect(rule.description).toMatch(/\S/);
-          // A wait total sums a list of actions, a schemaless-object rule reads any JSON Schema; every other rule reads numbers.
-          const kinds = rule.rule === "wait-total" ? ["array"] : rule.rule === "no-schemaless-object" ? [undefined] : ["number", "integer"];
           for (const member of [rule.member, rule.of].filter(Boolean)) {
-            expect(schema.properties, `${name}.${member}`).toHaveProperty([member!]);
-            expect(kinds, `${name}.${member}`).toContain(schema.properties?.[member!]?.type);
+            const schemas = memberSchemas(schema, member!);
+            expect(schemas.length, `${name}.${member}`).toBeGreaterThan(0);
+            for (const property of schemas) expect(memberTypes(rule), `${name}.${member}`).toContain(property.type);
+          }
+          // The rule is the one definition of a URL member: no format or pattern that says otherwise.
+          if (rule.rule === "url") {
+            for (const property of memberSchemas(schema, rule.member)) {
+              const strings = property.type === "array" ? property.items : property;
+              expect(strings.format, `${name}.${rule.member}`).toBeUndefined();
+              expect(strings.pattern, `${name}.${rule.member}`).toBeUndefined();
+            }
+            if (rule.host !== undefined) expect(rule.host).toBe("reachable");
+          }
+          // The docs' maxLength and the rule's count the same limit, in code points and in UTF-16 code units.
+          if (rule.rule === "utf16-length") {
+            for (const property of memberSchemas(schema, rule.member)) expect(property.maxLength, `${name}.${rule.member}`).toBe(rule.maxLength);
           }
           if (rule.rule === "time-window") expect(["epoch-milliseconds", "date-time"]).toContain(rule.encoding);
           if (rule.rule === "at-most-fraction") expect(rule.fraction).toBeGreaterThan(0);
@@ -96,4 +151,28 @@ describe("links", () => {
       });
     }
   }
+});
+
+describe("the crawl url rule's cases", () => {
+  // The verdicts are Firecrawl's (its URL schema, hasReachableHost and checkUrl); contract-core's
+  // live-requests test judges every one with the validators. Here: the cases stay in the set.
+  const judged = JSON.parse(readFileSync(path.join(specDir, "test", "live-requests", "webdata", "startCrawl.json"), "utf8")) as Array<{ body: Record<string, unknown>; live: string }>;
+  const verdictOf = (url: string) => judged.find((entry) => Object.keys(entry.body).length === 1 && entry.body.url === url)?.live;
+
+  it("the judged crawl requests hold the live service's own URL cases with its verdicts", () => {
+    const cases = {
+      "0.0.260.0": "refused",
+      "a\uD7A4a.0.\u0500A": "refused",
+      "localhost:8080": "refused",
+      "例子.中国": "refused",
+      "https://例子.中国": "refused",
+      "bücher.de": "accepted",
+      "8.8.8.8": "accepted",
+      "http://http://example.com": "refused",
+      "image_0001.jpg": "refused",
+      "example.invalidtld": "accepted",
+      "ftp://example.com/file": "refused",
+    };
+    expect(Object.fromEntries(Object.keys(cases).map((url) => [url, verdictOf(url)]))).toEqual(cases);
+  });
 });

@@ -29,7 +29,7 @@ export {
   type MediaEntry,
   type NamedExample,
 } from "./walk.js";
-export { X_RULE_KINDS, hasSchemalessObject, type XRule } from "./x-rules.js";
+export { X_RULE_KINDS, acceptsUrl, hasSchemalessObject, totalWaitMs, utf16Length, type UrlRule, type XRule } from "./x-rules.js";
 export {
   registerApi,
   listApis,

@@ -1,5 +1,6 @@
 import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
 import type { DataValidationCxt } from "ajv/dist/types/index.js";
+import { parse as parseDomain } from "tldts";
 import { escapePointer, isObject } from "./pointer.js";
 
 /** A rule of the spec's `x-rules` extension: a constraint between members that JSON Schema cannot state. */
@@ -14,9 +15,72 @@ export type XRule =
     }
   | { rule: "at-most-fraction"; member: string; of: string; fraction: number; ofDefault?: number; description: string }
   | { rule: "wait-total"; member: string; maxMs: number; selectorWaitMs: number; description: string }
-  | { rule: "no-schemaless-object"; member: string; description: string };
+  | { rule: "no-schemaless-object"; member: string; description: string }
+  | UrlRule
+  | { rule: "utf16-length"; member: string; minLength?: number; maxLength?: number; description: string };
 
-export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total", "no-schemaless-object"] as const;
+/**
+ * A URL as a service parses it: a string member (or each string of an array member) must be a URL
+ * the WHATWG URL parser (the platform's own `URL`) accepts, after the steps the rule names.
+ */
+export interface UrlRule {
+  rule: "url";
+  member: string;
+  /** White space at both ends is removed first (JavaScript's `trim`), as zod's `url()` does. */
+  trim?: boolean;
+  /** A value without a scheme gets `<defaultScheme>://` in front: one where `://` does not come before the first `.` or `:`. */
+  defaultScheme?: string;
+  /** The value must start with one of these schemes and `://`, in any case. */
+  schemes?: string[];
+  /**
+   * `reachable`: the host is an IP address, or a name with a public suffix (by the public suffix
+   * list, the ICANN section, unknown last labels counting as suffixes) that is not one of
+   * `fileExtensions`, and the value has a dot followed by two or more Latin or Cyrillic letters,
+   * digits or hyphens (or an `xn--` label), an optional port, then `/`, `?`, `#` or its end.
+   */
+  host?: "reachable";
+  /** Last labels that are file extensions, not top-level domains (with `host: reachable`). */
+  fileExtensions?: string[];
+  /** What comes before the value's first `.` holds exactly one `:` (the scheme's). */
+  singleColonBeforeFirstDot?: boolean;
+  description: string;
+}
+
+export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total", "no-schemaless-object", "url", "utf16-length"] as const;
+
+/** "Looks like it has a top-level domain": a dot, two or more letters (Latin or Cyrillic), digits or hyphens, an optional port, then the end of the host. */
+const TOP_LEVEL_DOMAIN = /\.(?:[-a-zA-Z0-9\u0400-\u052F\u2DE0-\u2DFF\uA640-\uA69F]{2,}|xn--[-a-zA-Z0-9]+)(?::\d+)?(?:[/?#]|$)/i;
+
+function parsesAsUrl(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a URL rule accepts a string. */
+export function acceptsUrl(rule: UrlRule, input: string): boolean {
+  let value = input;
+  if (rule.defaultScheme !== undefined && !/^[^.:]+:\/\//.test(value)) value = `${rule.defaultScheme}://${value}`;
+  if (rule.trim) value = value.trim();
+  if (!parsesAsUrl(value)) return false;
+  if (rule.schemes !== undefined) {
+    const scheme = /^([^:]*):\/\//.exec(value)?.[1]?.toLowerCase();
+    if (scheme === undefined || !rule.schemes.includes(scheme)) return false;
+  }
+  if (rule.host === "reachable") {
+    const parsed = parseDomain(value);
+    if (parsed.isIp !== true) {
+      if (parsed.hostname === null || parsed.hostname.startsWith(".") || parsed.publicSuffix === null) return false;
+      if (rule.fileExtensions?.includes(parsed.publicSuffix)) return false;
+      if (!TOP_LEVEL_DOMAIN.test(value)) return false;
+    }
+  }
+  if (rule.singleColonBeforeFirstDot && value.split(".")[0]!.split(":").length !== 2) return false;
+  return true;
+}
 
 /**
  * Whether a JSON Schema (any JSON value) holds an object schema that lists no `properties` or
@@ -43,17 +107,21 @@ export function hasSchemalessObject(schema: unknown): boolean {
 
 /**
  * What a list of browser actions waits in all: a wait's `milliseconds`, or `selectorWaitMs` for a
- * wait on a selector (the time it takes is not known in advance).
+ * wait on a (non-empty) selector, whose time is not known in advance; a wait on an empty selector
+ * counts nothing, as the live service counts it.
  */
 export function totalWaitMs(actions: readonly unknown[], selectorWaitMs: number): number {
   let total = 0;
   for (const action of actions) {
     if (!isObject(action) || action.type !== "wait") continue;
     if (isFiniteNumber(action.milliseconds) && action.milliseconds !== 0) total += action.milliseconds;
-    else if (action.selector !== undefined) total += selectorWaitMs;
+    else if (typeof action.selector === "string" && action.selector !== "") total += selectorWaitMs;
   }
   return total;
 }
+
+/** A string's length as JavaScript (and zod) counts it: in UTF-16 code units, so a character outside the BMP counts two. */
+export const utf16Length = (value: string): number => value.length;
 
 type Check = (object: Record<string, unknown>, now: number) => boolean;
 
@@ -118,6 +186,30 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
     }
     case "no-schemaless-object":
       return { rule: raw as unknown as XRule, check: (object) => !hasSchemalessObject(object[member]) };
+    case "url": {
+      const rule = raw as unknown as UrlRule;
+      const strings = (key: string) => raw[key] === undefined || (Array.isArray(raw[key]) && (raw[key] as unknown[]).every((item) => typeof item === "string"));
+      if (!strings("schemes") || !strings("fileExtensions")) throw new Error(`x-rules: url on ${member} needs lists of strings for schemes and fileExtensions`);
+      if (rule.defaultScheme !== undefined && typeof rule.defaultScheme !== "string") throw new Error(`x-rules: url on ${member} needs a string defaultScheme`);
+      if (rule.host !== undefined && rule.host !== "reachable") throw new Error(`x-rules: url on ${member}: host can only be 'reachable'`);
+      const check: Check = (object) => {
+        const value = object[member];
+        // A value of another type is the schema's own error; an array member is judged item by item.
+        if (typeof value === "string") return acceptsUrl(rule, value);
+        return !Array.isArray(value) || value.every((item) => typeof item !== "string" || acceptsUrl(rule, item));
+      };
+      return { rule, check };
+    }
+    case "utf16-length": {
+      const min = optionalNumber(raw, "minLength");
+      const max = optionalNumber(raw, "maxLength");
+      if (min === undefined && max === undefined) throw new Error(`x-rules: utf16-length on ${member} needs minLength or maxLength`);
+      const check: Check = (object) => {
+        const value = object[member];
+        return typeof value !== "string" || ((min === undefined || utf16Length(value) >= min) && (max === undefined || utf16Length(value) <= max));
+      };
+      return { rule: raw as unknown as XRule, check };
+    }
     default:
       // A misspelt kind must not silently switch a rule off.
       throw new Error(`x-rules: unknown rule kind '${String(raw.rule)}' on ${member}; known: ${X_RULE_KINDS.join(", ")}`);

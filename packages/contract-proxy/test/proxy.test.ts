@@ -264,3 +264,37 @@ describe("answers that stream through", () => {
     await closed;
   });
 });
+
+describe("the spec's x-rules, as the bundle gives them", () => {
+  const webdata = new OpenApiValidators(loadBundle("webdata")).walkedOperations();
+  const exampleOf = (operationId: string) => webdata.find((op) => op.operationId === operationId)!.responses.find((r) => r.status === "200")!.media[0]!.examples[0]!.value as Record<string, unknown>;
+  const started = exampleOf("startCrawl");
+  const webKey = { "content-type": "application/json", authorization: "Bearer fc-0123456789abcdef0123456789abcdef" };
+
+  it("a crawl url is judged by the url rule: what the live service accepts passes, what it refuses is a request violation", async () => {
+    const upstream = await upstreamAnswering(json(200, started));
+    const proxy = await startContractProxy({ service: "webdata", upstream: upstream.url });
+    opened.push(proxy);
+    for (const url of ["bücher.de", "8.8.8.8"]) {
+      const reply = await send(proxy.url, "POST", "/v2/crawl", webKey, JSON.stringify({ url }));
+      expect(reply.headers["x-contract-violations"], url).toBe("0");
+    }
+    const reply = await send(proxy.url, "POST", "/v2/crawl", webKey, JSON.stringify({ url: "0.0.260.0" }));
+    expect(reply.headers["x-contract-violations"]).toBe("1");
+    expect(proxy.violations).toMatchObject([{ operationId: "startCrawl", direction: "request", errors: [{ in: "body", pointer: "/url", keyword: "x-rules" }] }]);
+  });
+
+  it("a monitor whose target URLs hold an internationalised host and a space passes: the response rule is the live one, not RFC 3986", async () => {
+    const monitor = structuredClone(exampleOf("getMonitor"));
+    const data = monitor.data as { targets: Array<{ type: string; urls?: string[] }>; webhook?: { url: string } | null };
+    const scrape = data.targets.find((t) => t.type === "scrape")!;
+    scrape.urls = ["https://shop.bücher.de/preise 2025"];
+    if (data.webhook) data.webhook.url = "https://hooks.bücher.de/monitor";
+    const upstream = await upstreamAnswering(json(200, monitor));
+    const proxy = await startContractProxy({ service: "webdata", upstream: upstream.url });
+    opened.push(proxy);
+    const reply = await send(proxy.url, "GET", "/v2/monitor/2e7c9b14-5a3d-4f6e-8b1a-9c0d2e4f6a8b", webKey);
+    expect(reply.status).toBe(200);
+    expect(proxy.violations).toEqual([]);
+  });
+});

@@ -4,9 +4,9 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer } from "@api-contracts/mock-server";
-import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { OpenApiValidators, acceptsUrl, loadBundle, totalWaitMs, type UrlRule, type XRule } from "@api-contracts/contract-core";
 import { runContractTests, type Report } from "../src/index.js";
-import { candidateRequestArbitrary, validRequestArbitrary, requestProblems, type GeneratorContext } from "../src/generate/arbitraries.js";
+import { candidateRequestArbitrary, urlArbitrary, validRequestArbitrary, requestProblems, type GeneratedRequest, type GeneratorContext } from "../src/generate/arbitraries.js";
 import { mutationsOf } from "../src/generate/mutations.js";
 import { escapeXml } from "../src/junit.js";
 import { curlCommand, shellQuote } from "../src/generate/curl.js";
@@ -101,6 +101,74 @@ describe("the generator honours x-rules with the validators' clock", () => {
       expect(options.waitFor).toBeLessThanOrEqual(0.5 * options.timeout);
     }
     expect(seen).toBeGreaterThan(10);
+  });
+});
+
+/** The rules a schema of the bundle carries, by component name. */
+function rulesOf(document: ReturnType<typeof loadBundle>, schema: string): XRule[] {
+  return ((document.components as Record<string, Record<string, { "x-rules"?: XRule[] }>>).schemas[schema]!["x-rules"] ?? []) as XRule[];
+}
+
+describe("the generator keeps the live service's URL, length and format rules, and breaks each on purpose", () => {
+  const gen = generator("webdata");
+  const start = gen.validators.walkedOperations().find((op) => op.operationId === "startCrawl")!;
+  const crawlUrl = rulesOf(gen.document, "CrawlRequest").find((r): r is UrlRule => r.rule === "url" && r.member === "url")!;
+  const webhookUrl = rulesOf(gen.document, "Webhook").find((r): r is UrlRule => r.rule === "url")!;
+
+  it("a generated run of 1000 crawl requests holds no url (nor webhook url) the bundle's rule refuses", () => {
+    const requests = fc.sample(validRequestArbitrary(gen, start), { numRuns: 1000, seed: 20261123 });
+    const urls = requests.map((r) => (r.body as { url: string }).url);
+    expect(urls.filter((url) => !acceptsUrl(crawlUrl, url))).toEqual([]);
+    const hooks = requests.map((r) => (r.body as { webhook?: { url?: unknown } }).webhook?.url).filter((url): url is string => typeof url === "string");
+    expect(hooks.length).toBeGreaterThan(50);
+    expect(hooks.filter((url) => !acceptsUrl(webhookUrl, url))).toEqual([]);
+    // Every form the rule accepts is made: no scheme, an IP address, an internationalised host.
+    expect(urls.some((url) => !url.includes("://"))).toBe(true);
+    expect(urls.some((url) => /\/\/\d+\.\d+\.\d+\.\d+/.test(url))).toBe(true);
+    expect(urls.some((url) => /[^\x00-\x7f]/.test(url))).toBe(true);
+  });
+
+  it("makes URLs the rules accept by construction: 1000 of each, before any filter", () => {
+    for (const rule of [crawlUrl, webhookUrl]) {
+      const refused = fc.sample(urlArbitrary(rule), { numRuns: 1000, seed: 11 }).filter((url) => !acceptsUrl(rule, url));
+      expect(refused, rule.description).toEqual([]);
+    }
+  });
+
+  it("keeps UTF-16 lengths, wait totals and checkPromptInjection on json only in every generated crawl", () => {
+    const astral = (s: string) => [...s].length !== s.length;
+    let longAstral = 0;
+    for (const request of fc.sample(validRequestArbitrary(gen, start), { numRuns: 500, seed: 3 })) {
+      const body = request.body as { prompt?: string; scrapeOptions?: { profile?: { name?: string }; actions?: unknown[]; formats?: unknown[] } };
+      for (const text of [body.prompt, body.scrapeOptions?.profile?.name]) if (text !== undefined && astral(text) && text.length > 20) longAstral++;
+      expect(body.prompt?.length ?? 0).toBeLessThanOrEqual(10_000);
+      expect(body.scrapeOptions?.profile?.name?.length ?? 0).toBeLessThanOrEqual(128);
+      expect(totalWaitMs(body.scrapeOptions?.actions ?? [], 1000)).toBeLessThanOrEqual(60_000);
+      for (const format of body.scrapeOptions?.formats ?? []) {
+        if (typeof format === "object" && format !== null && (format as { type?: string }).type === "deterministicJson") expect(format).not.toHaveProperty("checkPromptInjection");
+      }
+    }
+    expect(longAstral).toBeGreaterThan(0);
+  });
+
+  it("generated-invalid breaks the url rule, a UTF-16 length, the wait total by a selector wait and checkPromptInjection on deterministicJson", () => {
+    const request: GeneratedRequest = {
+      path: {},
+      query: {},
+      headers: {},
+      body: { url: "https://docs.example.com", prompt: "docs", webhook: { url: "https://hooks.example.com/x" }, scrapeOptions: { profile: { name: "p" }, actions: [{ type: "wait", milliseconds: 10 }], formats: [{ type: "deterministicJson", prompt: "x" }] } },
+    };
+    expect(requestProblems(gen, start, request)).toEqual([]);
+    const invalid = (r: GeneratedRequest) => requestProblems(gen, start, r).length > 0;
+    const mutations = mutationsOf(gen, start, request, invalid);
+    const at = (where: string) => mutations.filter((m) => m.where === where && m.kind === "x-rules").map((m) => m.request.body as Record<string, unknown>);
+    const crawlUrls = at("body /url").map((b) => b.url);
+    expect(crawlUrls).toEqual(expect.arrayContaining(["0.0.260.0", "a\uD7A4a.0.\u0500A", "localhost:8080", "例子.中国", "http://http://example.com", "image_0001.jpg"]));
+    expect(at("body /webhook/url").map((b) => (b.webhook as { url: string }).url)).toEqual(expect.arrayContaining(["http://0.0.260.0/", "http://exa mple.com/"]));
+    expect(at("body /prompt").map((b) => (b.prompt as string).length)).toContain(10_002);
+    expect(at("body /scrapeOptions/profile/name").map((b) => ((b.scrapeOptions as { profile: { name: string } }).profile.name.length))).toContain(130);
+    expect(at("body /scrapeOptions/actions").map((b) => (b.scrapeOptions as { actions: unknown[] }).actions)).toContainEqual([{ type: "wait", milliseconds: 59001 }, { type: "wait", selector: "#main" }]);
+    expect(mutations.some((m) => m.where === "body /scrapeOptions/formats/0/checkPromptInjection" && m.kind === "unknown-member")).toBe(true);
   });
 });
 

@@ -161,6 +161,18 @@ describe("request validation", () => {
     expect(isWebError(reply.json)).toBe(true);
   });
 
+  it("webdata: a crawl url is judged by the bundle's url rule, as the live service parses it", async () => {
+    for (const url of ["bücher.de", "8.8.8.8", "HTTPS://Docs.Example.com/a path", "example.invalidtld"]) {
+      expect((await post(web.url, "/v2/crawl", { url }, webKey)).status, url).toBe(200);
+    }
+    for (const url of ["0.0.260.0", "a\uD7A4a.0.\u0500A", "localhost:8080", "例子.中国", "http://http://example.com"]) {
+      const reply = await post(web.url, "/v2/crawl", { url }, webKey);
+      expect(reply.status, url).toBe(400);
+      expect((reply.json as { details: Array<{ path: string[] }> }).details.map((d) => d.path.join("."))).toEqual(["url"]);
+      expect(isWebError(reply.json)).toBe(true);
+    }
+  });
+
   it("entitlements: an invalid body is 400 invalid_inputs naming the field", async () => {
     const reply = await post(ent.url, "/v1/balances.check", { customer_id: "cus_1" }, autumnKey);
     expect(reply.status).toBe(400);

@@ -50,6 +50,27 @@ describe("web data reference server", () => {
     expect(nested.body.details.map((d: { path: unknown[] }) => d.path)).toContainEqual(["scrapeOptions", "timeout"]);
   });
 
+  it("crawl: the url, a webhook url and UTF-16 lengths are judged by the bundle's x-rules, as the live service judges them", async () => {
+    for (const body of [{ url: "bücher.de" }, { url: "8.8.8.8" }, { url: "https://example.com", webhook: { url: "https://hooks.bücher.de/a b" } }, { url: "https://example.com", prompt: "\u{1F600}".repeat(5000) }]) {
+      expect((await api.post("/v2/crawl", body)).status, JSON.stringify(body).slice(0, 80)).toBe(200);
+    }
+    const refused: Array<[Record<string, unknown>, string[]]> = [
+      [{ url: "0.0.260.0" }, ["url"]],
+      [{ url: "localhost:8080" }, ["url"]],
+      [{ url: "https://example.com", webhook: { url: "http://0.0.260.0/" } }, ["webhook", "url"]],
+      [{ url: "https://example.com", prompt: "\u{1F600}".repeat(5001) }, ["prompt"]],
+    ];
+    for (const [body, path] of refused) {
+      const reply = await api.post("/v2/crawl", body);
+      expect(reply.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(reply.body.details.map((d: { path: unknown[] }) => d.path.map(String))).toContainEqual(path);
+    }
+    // checkPromptInjection belongs to the json format only: on deterministicJson it is an unknown key.
+    const strict = await api.post("/v2/crawl", { url: "https://example.com", scrapeOptions: { formats: [{ type: "deterministicJson", checkPromptInjection: true }] } });
+    expect(strict.status).toBe(400);
+    expect(strict.body.details).toContainEqual(expect.objectContaining({ code: "unrecognized_keys", path: ["scrapeOptions", "formats", 0], keys: ["checkPromptInjection"] }));
+  });
+
   it("crawl: malformed JSON is 400 BAD_REQUEST_INVALID_JSON", async () => {
     const { status, body } = await api.request("POST", "/v2/crawl", { rawBody: '{"url": ', template: "/v2/crawl" });
     expect(status).toBe(400);

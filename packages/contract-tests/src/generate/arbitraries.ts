@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { JsonObject, OpenApiValidators, WalkedOperation, XRule } from "@api-contracts/contract-core";
+import type { JsonObject, OpenApiValidators, UrlRule, WalkedOperation, XRule } from "@api-contracts/contract-core";
 import { viewOf, withBranch, type SchemaView } from "./schema-view.js";
 
 /** A request as the generator makes it: every parameter as the string that goes on the wire. */
@@ -118,20 +118,75 @@ function timeWindowArbitrary(rule: Extract<XRule, { rule: "time-window" }>, ctx:
   });
 }
 
+/** Top-level domains the generator puts on host names: real ones, none a file extension, Latin, Cyrillic and punycode. */
+const TOP_LEVEL_DOMAINS = ["com", "org", "net", "de", "io", "dev", "app", "co.uk", "com.br", "jp", "рф", "xn--p1ai", "бел"];
+const LABEL = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/);
+const INTERNATIONAL_LABEL = fc.constantFrom("bücher", "straße", "пример", "例子", "παράδειγμα", "xn--bcher-kva");
+const PATH_SEGMENT = fc.oneof(fc.stringMatching(/^[A-Za-z0-9._~-]{1,12}$/), fc.constantFrom("a path", "ünïcode", "%20", "index.html", "docs", "v2", "😀"));
+
+/**
+ * URLs a `url` rule accepts, made by construction: an http(s) scheme in any case (left out now and
+ * then where the rule puts a default scheme in front), a host name with a real top-level domain
+ * (international labels included) or an IPv4 address, a port, a path with spaces and non-ASCII
+ * characters, a query and a fragment, and white space around it where the rule trims it.
+ */
+export function urlArbitrary(rule: UrlRule): fc.Arbitrary<string> {
+  const schemes = (rule.schemes ?? ["http", "https"]).flatMap((scheme) => [scheme, scheme.toUpperCase()]);
+  const scheme = rule.defaultScheme !== undefined ? fc.oneof(fc.constantFrom(...schemes).map((s) => `${s}://`), fc.constant("")) : fc.constantFrom(...schemes).map((s) => `${s}://`);
+  const name = fc.tuple(fc.array(fc.oneof({ weight: 4, arbitrary: LABEL }, { weight: 1, arbitrary: INTERNATIONAL_LABEL }), { minLength: 1, maxLength: 3 }), fc.constantFrom(...TOP_LEVEL_DOMAINS)).map(([labels, tld]) => [...labels, tld].join("."));
+  const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => parts.join("."));
+  const host = fc.oneof({ weight: 4, arbitrary: name }, { weight: 1, arbitrary: ipv4 });
+  const port = fc.option(fc.integer({ min: 1, max: 65535 }).map((n) => `:${n}`), { nil: "" });
+  const path = fc.option(fc.array(PATH_SEGMENT, { maxLength: 3 }).map((segments) => `/${segments.join("/")}`), { nil: "" });
+  const query = fc.option(fc.tuple(LABEL, fc.oneof(LABEL, fc.constantFrom("ü", "a b"))).map(([k, v]) => `?${k}=${v}`), { nil: "" });
+  const fragment = fc.option(LABEL.map((f) => `#${f}`), { nil: "" });
+  const space = rule.trim ? fc.constantFrom("", "", "", " ", "\n") : fc.constant("");
+  // White space before a URL without a scheme would come before the default scheme put in front.
+  return fc.tuple(space, scheme, host, port, path, query, fragment, space).map(([lead, given, ...rest]) => [given === "" ? "" : lead, given, ...rest].join(""));
+}
+
+/** A string cut to at most `max` UTF-16 code units without splitting a surrogate pair. */
+function cutToUtf16(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const end = /[\uD800-\uDBFF]/.test(value[max - 1] ?? "") ? max - 1 : max;
+  return value.slice(0, end);
+}
+
 function objectArbitrary(view: SchemaView, ctx: GeneratorContext, depth: number): fc.Arbitrary<Record<string, unknown>> {
   const keys = [...new Set([...view.properties.keys(), ...view.required])];
-  const windows = new Map(view.xRules.filter((r): r is Extract<XRule, { rule: "time-window" }> => r.rule === "time-window").map((r) => [r.member, r]));
+  const ruleFor = <K extends XRule["rule"]>(kind: K) => new Map(view.xRules.filter((r): r is Extract<XRule, { rule: K }> => r.rule === kind).map((r) => [r.member, r]));
+  const windows = ruleFor("time-window");
+  const urls = ruleFor("url");
+  const lengths = ruleFor("utf16-length");
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const key of keys) {
     const window = windows.get(key);
     const pointers = view.properties.get(key);
-    model[key] = window ? timeWindowArbitrary(window, ctx) : pointers ? valueArbitrary(viewOf(ctx.document, pointers), ctx, depth + 1, key) : fc.jsonValue({ maxDepth: 2 });
+    const url = urls.get(key);
+    const length = lengths.get(key);
+    if (window) model[key] = timeWindowArbitrary(window, ctx);
+    else if (url && pointers) model[key] = urlMemberArbitrary(url, viewOf(ctx.document, pointers), ctx, key);
+    else model[key] = pointers ? valueArbitrary(viewOf(ctx.document, pointers), ctx, depth + 1, key) : fc.jsonValue({ maxDepth: 2 });
+    // zod counts a length in UTF-16 code units: a string the schema's maxLength allows may be too long.
+    if (length?.maxLength !== undefined) {
+      const max = length.maxLength;
+      model[key] = model[key]!.map((value) => (typeof value === "string" ? cutToUtf16(value, max) : value));
+    }
   }
   const record = fc.record(model, { requiredKeys: keys.filter((key) => view.required.has(key)) }) as fc.Arbitrary<Record<string, unknown>>;
   if (view.closed || view.additional === undefined) return record;
   const values = view.additional === true ? fc.jsonValue({ maxDepth: 3 }) : valueArbitrary(viewOf(ctx.document, view.additional), ctx, depth + 1);
   const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 16 }).filter((k) => !keys.includes(k) && k !== "__proto__"), values, { maxKeys: 5 });
   return fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
+}
+
+/** A member under a `url` rule: one URL, or a list of them; real values from the fixtures now and then. */
+function urlMemberArbitrary(rule: UrlRule, view: SchemaView, ctx: GeneratorContext, name: string): fc.Arbitrary<unknown> {
+  const made = urlArbitrary(rule);
+  const known = ctx.hints(name);
+  const one = known && known.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: made }) : made;
+  if (!view.types?.includes("array")) return one;
+  return fc.array(made, { minLength: view.minItems ?? 0, maxLength: Math.max(view.minItems ?? 0, Math.min(view.maxItems ?? 8, 8)) });
 }
 
 function typedArbitrary(type: string, view: SchemaView, ctx: GeneratorContext, depth: number, name?: string): fc.Arbitrary<unknown> {

@@ -1,4 +1,4 @@
-import type { WalkedOperation, XRule } from "@api-contracts/contract-core";
+import { acceptsUrl, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
 import { viewOf, withBranch, jsonType, type SchemaView } from "./schema-view.js";
 import { wireString, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
 
@@ -65,24 +65,75 @@ function brokenValues(view: SchemaView, value: unknown, wire: boolean): Array<{ 
   return found;
 }
 
+/**
+ * Strings that URL rules refuse, each for another reason: an IPv4 part above 255, a code point IDNA
+ * disallows, a port out of range, a space in the host, a host without a top-level domain, a
+ * top-level domain the rule does not take, another scheme, a second colon, a file name as host.
+ */
+const REFUSED_URLS = ["0.0.260.0", "http://0.0.260.0/", "a\uD7A4a.0.\u0500A", "https://example.com:99999/", "http://exa mple.com/", "localhost:8080", "例子.中国", "ftp://example.com/", "http://http://example.com", "image_0001.jpg", "no scheme/path"];
+
+function urlBreaks(rule: UrlRule, current: unknown): unknown[] {
+  const refused = REFUSED_URLS.filter((url) => !acceptsUrl(rule, url));
+  return Array.isArray(current) ? refused.map((url) => [...current, url]) : refused;
+}
+
 function xRuleBreaks(rule: XRule, object: Record<string, unknown>, now: number): unknown[] {
-  if (rule.rule === "time-window") {
-    const at = [rule.maxAheadMs === undefined ? undefined : now + rule.maxAheadMs + 86_400_000, rule.maxBehindMs === undefined ? undefined : now - rule.maxBehindMs - 86_400_000];
-    return at.filter((t): t is number => t !== undefined).map((t) => (rule.encoding === "date-time" ? new Date(t).toISOString() : t));
+  switch (rule.rule) {
+    case "time-window": {
+      const at = [rule.maxAheadMs === undefined ? undefined : now + rule.maxAheadMs + 86_400_000, rule.maxBehindMs === undefined ? undefined : now - rule.maxBehindMs - 86_400_000];
+      return at.filter((t): t is number => t !== undefined).map((t) => (rule.encoding === "date-time" ? new Date(t).toISOString() : t));
+    }
+    case "wait-total":
+      // Over the total by milliseconds alone, and by a wait on a selector, which counts selectorWaitMs.
+      return [[{ type: "wait", milliseconds: rule.maxMs + 1 }], [{ type: "wait", milliseconds: rule.maxMs - rule.selectorWaitMs + 1 }, { type: "wait", selector: "#main" }]];
+    case "no-schemaless-object":
+      return [{ type: "object", properties: { data: { type: "object", additionalProperties: true } } }];
+    case "url":
+      return urlBreaks(rule, object[rule.member]);
+    case "utf16-length":
+      // Characters outside the BMP: within maxLength in code points, over it in UTF-16 code units.
+      return rule.maxLength === undefined || rule.maxLength < 2 ? [] : ["\u{1F600}".repeat(Math.floor(rule.maxLength / 2) + 1)];
+    case "at-most-fraction": {
+      const whole = typeof object[rule.of] === "number" ? (object[rule.of] as number) : rule.ofDefault;
+      return whole === undefined ? [] : [Math.floor(rule.fraction * whole) + 1];
+    }
   }
-  if (rule.rule === "wait-total") return [[{ type: "wait", milliseconds: rule.maxMs + 1 }]];
-  if (rule.rule === "no-schemaless-object") return [{ type: "object", properties: { data: { type: "object", additionalProperties: true } } }];
-  const whole = typeof object[rule.of] === "number" ? (object[rule.of] as number) : rule.ofDefault;
-  return whole === undefined ? [] : [Math.floor(rule.fraction * whole) + 1];
+}
+
+/** A plain value of a member's declared type: what a closed object refuses is the member, not its value. */
+function sampleOfType(view: SchemaView): unknown {
+  const type = view.types?.[0];
+  return type === "string" ? "x" : type === "number" || type === "integer" ? 1 : type === "object" ? {} : type === "array" ? [] : true;
+}
+
+/**
+ * Members another branch of the same `oneOf` declares and this closed branch refuses: a member of
+ * another form, such as `checkPromptInjection` (a `json` format's) on a `deterministicJson` format.
+ */
+function siblingMembers(ctx: GeneratorContext, parent: SchemaView, branch: string, effective: SchemaView): Array<{ key: string; value: unknown }> {
+  const found = new Map<string, unknown>();
+  for (const sibling of parent.branches ?? []) {
+    if (sibling === branch) continue;
+    for (const [key, pointers] of withBranch(ctx.document, parent, sibling).properties) {
+      if (!effective.properties.has(key) && !found.has(key)) found.set(key, sampleOfType(viewOf(ctx.document, pointers)));
+    }
+  }
+  return [...found].map(([key, value]) => ({ key, value }));
 }
 
 /** Walks a valid body with its schema and lists every single-constraint break, depth first. */
 function bodyMutations(ctx: GeneratorContext, view: SchemaView, value: unknown, path: Path, now: number, out: Array<{ path: Path; kind: string; value?: unknown; remove?: boolean }>): void {
   if (out.length > 200) return;
+  // The branch the value takes, through nested `oneOf`s (a format object, then the json format's forms).
   let effective = view;
-  if (view.branches) {
-    const branch = view.branches.find((pointer) => ctx.validators.schema(pointer)(value));
-    if (branch) effective = withBranch(ctx.document, view, branch);
+  let parent: SchemaView | undefined;
+  let branch: string | undefined;
+  for (let depth = 0; effective.branches && depth < 4; depth++) {
+    const taken = effective.branches.find((pointer) => ctx.validators.schema(pointer)(value));
+    if (!taken) break;
+    parent = effective;
+    branch = taken;
+    effective = withBranch(ctx.document, effective, taken);
   }
   for (const broken of brokenValues(effective, value, false)) out.push({ path, kind: broken.kind, value: broken.value });
   if (Array.isArray(value)) {
@@ -92,7 +143,10 @@ function bodyMutations(ctx: GeneratorContext, view: SchemaView, value: unknown, 
   if (typeof value !== "object" || value === null) return;
   const object = value as Record<string, unknown>;
   for (const key of effective.required) if (Object.hasOwn(object, key)) out.push({ path: [...path, key], kind: "required", remove: true });
-  if (effective.closed) out.push({ path: [...path, UNKNOWN_MEMBER], kind: "unknown-member", value: true });
+  if (effective.closed) {
+    out.push({ path: [...path, UNKNOWN_MEMBER], kind: "unknown-member", value: true });
+    if (parent && branch) for (const { key, value: member } of siblingMembers(ctx, parent, branch, effective)) if (!Object.hasOwn(object, key)) out.push({ path: [...path, key], kind: "unknown-member", value: member });
+  }
   for (const rule of effective.xRules) for (const broken of xRuleBreaks(rule, object, now)) out.push({ path: [...path, rule.member], kind: "x-rules", value: broken });
   for (const [key, pointers] of effective.properties) {
     if (Object.hasOwn(object, key)) bodyMutations(ctx, viewOf(ctx.document, pointers), object[key], [...path, key], now, out);

@@ -410,6 +410,9 @@ export interface components {
             /**
              * @description Your identifier for the hold, at most 256 characters; pass the same value to finalize.
              *     Reusing the id of a hold that is still live is `409 lock_already_exists`.
+             *
+             *     Live service: the 256 are UTF-16 code units, so a character outside the Basic Multilingual
+             *     Plane (an emoji) counts two.
              * @example lock_msg_7f3a9c
              */
             lock_id: string;
@@ -1098,7 +1101,12 @@ export interface components {
              *     clients have no reason to send it.
              */
             hashed_key?: string;
-            /** @description Your identifier for the hold, at most 256 characters; pass the same value to finalize. */
+            /**
+             * @description Your identifier for the hold, at most 256 characters; pass the same value to finalize.
+             *
+             *     Live service: the 256 are UTF-16 code units, so a character outside the Basic Multilingual
+             *     Plane (an emoji) counts two.
+             */
             lock_id: string;
         };
         /**

@@ -401,6 +401,9 @@ export interface components {
              * @description Natural-language description of what to crawl (at most 10000 characters). The service turns it
              *     into crawler options; any option you also set explicitly in this request overrides the generated
              *     one.
+             *
+             *     Live service: the 10000 are UTF-16 code units, so a character outside the Basic Multilingual
+             *     Plane (an emoji) counts two.
              * @example Only crawl the API reference and the changelog
              */
             prompt?: string;
@@ -425,10 +428,17 @@ export interface components {
              */
             sitemap?: "skip" | "include" | "only";
             /**
-             * @description Base URL the crawl starts from: an `http` or `https` URL whose host has a top-level domain
-             *     (Latin or Cyrillic letters, or an `xn--` label) or is an IPv4 address; the host may be
-             *     internationalised, and the path may hold any character URL parsing escapes. A URL without a
-             *     scheme is read as `http://` followed by it.
+             * @description Base URL the crawl starts from: an `http` or `https` URL whose host is an IP address or a name
+             *     with a top-level domain. A URL without a scheme is read as `http://` followed by it.
+             *
+             *     Live service: the URL is trimmed of surrounding white space and must then parse as a URL (the
+             *     WHATWG URL standard: IDNA for the host, an IPv4 address's parts at most 255), start with
+             *     `http://` or `https://` in any case, and hold exactly one `:` before its first `.` (no
+             *     password, no IPv6 literal); a host that is not an IP address must have a public suffix that is
+             *     not a file extension (`image_0001.jpg` is refused) and the URL must contain a dot followed by
+             *     two or more Latin or Cyrillic letters, digits or hyphens, or an `xn--` label, then a port,
+             *     `/`, `?`, `#` or its end. So `bücher.de`, `8.8.8.8` and `example.invalidtld` are accepted, and
+             *     `0.0.260.0`, `localhost:8080` and `例子.中国` are refused.
              * @example https://docs.example.com
              */
             url: string;
@@ -599,7 +609,7 @@ export interface components {
          * @description Passages of the page relevant to a query, returned as the document's `highlights`.
          */
         HighlightsFormat: {
-            /** @description What to look for (1 to 10000 characters). */
+            /** @description What to look for (1 to 10000 UTF-16 code units, so an emoji counts two). */
             query: string;
             /**
              * @description Always `highlights`.
@@ -699,28 +709,46 @@ export interface components {
         } & components["schemas"]["ErrorResponse"];
         /**
          * JsonFormat
-         * @description Structured data extracted from the page by a language model, returned as the document's `json`.
-         *     `deterministicJson` (beyond the seed) fills the same `json` member with a reusable extractor
-         *     instead of a model call per page; a request asks for one of the two, not both.
+         * @description Structured data extracted from the page, returned as the document's `json`. `json` asks a
+         *     language model on every page; `deterministicJson` (beyond the seed) fills the same `json` member
+         *     with a reusable extractor instead of a model call per page. A request asks for one of the two,
+         *     not both. Each form refuses members it does not list: `checkPromptInjection` belongs to `json`
+         *     only.
          */
         JsonFormat: {
-            /** @description For `json` only, when true the page is screened for instructions aimed at the model before extraction. */
+            /** @description When true, the page is screened for instructions aimed at the model before extraction. */
             checkPromptInjection?: boolean;
             /**
-             * @description Natural-language instruction describing what to extract (at most 10000 characters).
+             * @description Natural-language instruction describing what to extract (at most 10000 UTF-16 code units, so an emoji counts two).
              * @example Extract the product name and price
              */
             prompt?: string;
             /**
-             * @description A JSON Schema the extracted data must follow. An object schema that lists no `properties` but
-             *     allows any member (`additionalProperties: true`) is refused by the live service.
+             * @description A JSON Schema the extracted data must follow. An object schema that lists no `properties`
+             *     but allows any member (`additionalProperties: true`) is refused by the live service.
              */
             schema?: unknown;
             /**
-             * @description `json`, or `deterministicJson`.
-             * @enum {string}
+             * @description Always `json`.
+             * @constant
              */
-            type: "json" | "deterministicJson";
+            type: "json";
+        } | {
+            /**
+             * @description Natural-language instruction describing what to extract (at most 10000 UTF-16 code units, so an emoji counts two).
+             * @example Extract the product name and price
+             */
+            prompt?: string;
+            /**
+             * @description A JSON Schema the extracted data must follow. An object schema that lists no `properties`
+             *     but allows any member (`additionalProperties: true`) is refused by the live service.
+             */
+            schema?: unknown;
+            /**
+             * @description Always `deterministicJson`.
+             * @constant
+             */
+            type: "deterministicJson";
         };
         /**
          * Location
@@ -847,8 +875,8 @@ export interface components {
              */
             type: "crawl";
             /**
-             * Format: uri
-             * @description URL the crawl starts from.
+             * @description URL the crawl starts from, as the crawl `url` rule accepted it when the monitor was created
+             *     (a URL sent without a scheme is stored with `http://` in front).
              * @example https://docs.example.com
              */
             url: string;
@@ -1015,8 +1043,8 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * Format: uri
-             * @description URL that receives the events (HTTP POST with a JSON body).
+             * @description URL that receives the events (HTTP POST with a JSON body): a URL the WHATWG URL parser
+             *     accepts, as a monitor's webhook is accepted when it is created.
              * @example https://hooks.acme.example/monitor
              */
             url: string;
@@ -1146,7 +1174,7 @@ export interface components {
              * @enum {string}
              */
             mode?: "freeform" | "directQuote";
-            /** @description The question or query (at most 10000 characters). */
+            /** @description The question or query (at most 10000 UTF-16 code units, so an emoji counts two). */
             prompt: string;
             /**
              * @description Always `query`.
@@ -1159,7 +1187,7 @@ export interface components {
          * @description An answer to a question about the page, returned as the document's `answer`.
          */
         QuestionFormat: {
-            /** @description The question (1 to 10000 characters). */
+            /** @description The question (1 to 10000 UTF-16 code units, so an emoji counts two). */
             question: string;
             /**
              * @description Always `question`.
@@ -1315,7 +1343,7 @@ export interface components {
             parsers?: components["schemas"]["Parser"][];
             /** @description A named browser profile (cookies, storage) that pages are loaded with. Members other than those listed are ignored. */
             profile?: {
-                /** @description Name of the profile (1 to 128 characters). */
+                /** @description Name of the profile (1 to 128 UTF-16 code units, so an emoji counts two). */
                 name: string;
                 /**
                  * @description When true, what the pages change in the profile is kept for later requests.
@@ -1652,8 +1680,9 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * Format: uri
-             * @description URL that receives the events (HTTP POST with a JSON body).
+             * @description URL that receives the events (HTTP POST with a JSON body): any URL the WHATWG URL parser
+             *     accepts once white space at both ends is removed, an internationalised host, spaces and
+             *     non-ASCII characters in the path included.
              * @example https://hooks.acme.example/firecrawl
              */
             url: string;
