@@ -29,6 +29,7 @@ import {
   seededRandom,
   type CheckedFaultRule,
 } from "../src/index.js";
+import { seedFor } from "../src/testing.js";
 
 const require = createRequire(import.meta.url);
 const entitlements = new OpenApiValidators(loadBundle("entitlements"));
@@ -154,6 +155,16 @@ describe("seeded decisions", () => {
 
   it("a rule whose status an operation it covers does not document is refused", () => {
     expect(() => new FaultInjector(rules({ rules: [{ status: 404 }] }), { validators: entitlements, service: "entitlements", seed: 1 })).toThrow(/finalizeLock documents no 404 answer/);
+  });
+
+  it("seedFor finds a seed that faults the first requests as asked", () => {
+    const rules = parseFaults({ rules: [{ operation: "startCrawl", probability: 0.5, fault: "reset" }] });
+    for (const pattern of [[true, false], [false, true, true], [true, true, false]]) {
+      const seed = seedFor(rules, "webdata", "startCrawl", pattern);
+      const injector = new FaultInjector(rules, { validators: webdata, service: "webdata", seed });
+      expect(pattern.map(() => injector.decide("startCrawl") !== undefined)).toEqual(pattern);
+    }
+    expect(() => seedFor(parseFaults({ rules: [{ probability: 0, fault: "reset" }] }), "webdata", "startCrawl", [true])).toThrow(/no seed below 100000/);
   });
 
   it("latencies stay within their distribution and the 60 s bound", () => {
