@@ -13,19 +13,24 @@ const USAGE = `Usage: conformance firecrawl --source <DIR> [--record <DIR>] [--c
 
 Installs and starts the open-source Firecrawl API server from DIR (a checkout of its apps/api
 folder) with redis-server on free ports of 127.0.0.1, self-hosted (no database authentication, no
-outside service), sends a fixed list of requests, then runs contract-test against it, and stops
-everything it started. Then drives the official SDK (@mendable/firecrawl-js: a crawl with a few
-options, its cancel, the token usage) through contract-proxy --strict in front of the same server.
+outside service). With its queue worker beside it, crawls a small static site on 127.0.0.1 with a
+webhook to a receiver on 127.0.0.1 and keeps every delivery; then stops the worker, sends a fixed
+list of requests, judges the answers and deliveries as the replay of the records does, runs
+contract-test against the server, drives the official SDK (@mendable/firecrawl-js: a crawl with a
+few options, its cancel, the token usage) through contract-proxy --strict in front of it, and
+stops everything it started.
 
   --source    Firecrawl's apps/api folder (its pnpm-lock.yaml is installed with pnpm from npm)
-  --record    write the exchanges there, one JSON array per operation (keys removed)
+  --record    write the exchanges there, one JSON array per operation, and the webhook crawls'
+              deliveries in webhook-deliveries.json (keys removed)
   --commit    the checkout's commit, when DIR is not a git work tree
   --generate  also run the kit's generated checks, N examples each (seed 20261123)
   --report    where the kit writes its JSON report (default: the run's log folder)
   --proxy-report  where contract-proxy writes its report (default: the run's log folder)
 
 The accepted differences of the release are read from conformance/known-differences/:
-firecrawl.json (the kit's) and firecrawl-proxy.json (the proxy's).
+firecrawl.json (the kit's) and firecrawl-proxy.json (the proxy's); those of the answers and
+deliveries from spec/test/recorded/<server>/known-differences.json (or the --record folder's).
 
 autumn: installs (Bun from npm) and starts Autumn's server from DIR (a checkout of the
 useautumn/autumn monorepo; its package.json files are adjusted to what the registry holds) with
@@ -37,8 +42,9 @@ differences: conformance/known-differences/autumn.json. Also needs PostgreSQL (D
 install -y postgresql); run as root, PostgreSQL runs as the postgres user (runuser).
 
 Needs redis-server on the PATH (Debian: apt-get install -y redis-server) and the npm registry.
-Exit status: 0 when every kit check passed or is known and the proxy reported no violation that
-is not known, 1 otherwise, 2 when set-up fails.`;
+Exit status: 0 when every answer and delivery agrees with the contract or differs as listed, every
+kit check passed or is known and the proxy reported no violation that is not known; 1 otherwise;
+2 when set-up fails.`;
 
 async function main(argv) {
   let parsed;

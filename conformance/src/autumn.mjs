@@ -10,7 +10,7 @@ import path from "node:path";
 import { AUTUMN_SEED, autumnRequests } from "./autumn-requests.mjs";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { freePort, onPath, run, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
-import { commitOf, httpAnswers, redisAnswers, redisReplies, runKitLevels, seconds } from "./servers.mjs";
+import { commitOf, httpAnswers, judgeRun, redisAnswers, redisReplies, runKitLevels, seconds } from "./servers.mjs";
 import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 
@@ -273,6 +273,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       const files = writeRecords(path.resolve(record), exchanges);
       log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
     }
+    const unexplained = judgeRun({ server: "autumn", exchanges, record, log });
 
     const fixtures = path.join(logDir, "fixtures.json");
     writeJson(fixtures, autumnFixtures());
@@ -289,7 +290,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       log,
     });
     log(`whole run ${seconds(started)}`);
-    return worst;
+    return worst !== 0 ? worst : unexplained > 0 ? 1 : 0;
   } finally {
     await stopAll();
   }

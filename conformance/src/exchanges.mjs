@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { redactor } from "@api-contracts/contract-tests";
+import { DELIVERIES_FILE, KNOWN_FILE } from "./judgement.mjs";
 
 /** Most bytes of one answer kept; a longer answer is cut and marked. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
@@ -86,18 +87,20 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
 
 /**
  * Writes the exchanges as one JSON array per operation (`<operationId>.json`; requests outside
- * the contract go to `outside-contract.json`), replacing the earlier records of the folder but
- * keeping files the run does not write (known-differences.json).
+ * the contract go to `outside-contract.json`) and, when given, the crawls started with a webhook
+ * (`webhook-deliveries.json`), replacing the earlier records of the folder but keeping its
+ * known-differences.json.
  */
-export function writeRecords(dir, exchanges) {
+export function writeRecords(dir, exchanges, webhookCrawls) {
   mkdirSync(dir, { recursive: true });
   const byFile = new Map();
   for (const item of exchanges) {
     const file = `${item.operation ?? "outside-contract"}.json`;
     byFile.set(file, [...(byFile.get(file) ?? []), item]);
   }
+  if (webhookCrawls) byFile.set(DELIVERIES_FILE, webhookCrawls);
   for (const file of readdirSync(dir)) {
-    if (file.endsWith(".json") && file !== "known-differences.json" && !byFile.has(file)) rmSync(path.join(dir, file));
+    if (file.endsWith(".json") && file !== KNOWN_FILE && !byFile.has(file)) rmSync(path.join(dir, file));
   }
   for (const [file, items] of byFile) writeFileSync(path.join(dir, file), `${JSON.stringify(items, null, 2)}\n`);
   return [...byFile.keys()].sort();

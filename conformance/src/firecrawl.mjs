@@ -6,9 +6,9 @@ import path from "node:path";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
+import { runWebhookCrawls } from "./firecrawl-webhooks.mjs";
 import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
-import { commitOf, httpAnswers, redisAnswers, runKitLevels, seconds } from "./servers.mjs";
-
+import { commitOf, httpAnswers, judgeRun, redisAnswers, runKitLevels, seconds } from "./servers.mjs";
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
 export const PNPM = "pnpm@9.15.9";
@@ -79,6 +79,11 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
     await waitUntil(() => httpAnswers(baseUrl), { timeoutMs: LIMITS.apiReadyMs, what: "the Firecrawl API", stillRunning: () => server$.exitCode === null });
     log(`set-up took ${seconds(started)}; API on ${baseUrl}, redis on ${redisPort}`);
 
+    // Real crawls with a webhook first, while the queue is empty: the worker stops after them, so
+    // the crawls the list and the kit start later are only enqueued, as before.
+    const webhooks = await runWebhookCrawls({ baseUrl, apiKey: API_KEY, apiDir: api, env, server, logDir, log });
+    const deliveries = webhooks.crawls.reduce((sum, crawl) => sum + crawl.deliveries.length, 0);
+
     const values = {};
     const exchanges = [];
     for (const request of firecrawlRequests()) {
@@ -90,11 +95,12 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
       exchanges.push(item);
       log(`${String(item.status).padEnd(4)}${item.method.padEnd(7)}${item.path}${item.query ? `?${new URLSearchParams(item.query)}` : ""}  ${item.note}`);
     }
-    log(`${exchanges.length} exchanges`);
+    log(`${exchanges.length} exchanges, ${webhooks.crawls.length} crawls with a webhook and ${deliveries} deliveries`);
     if (record) {
-      const files = writeRecords(path.resolve(record), exchanges);
+      const files = writeRecords(path.resolve(record), exchanges, webhooks.crawls);
       log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
     }
+    const unexplained = judgeRun({ server: "firecrawl", exchanges, webhookCrawls: webhooks.crawls, record, log });
 
     // Schema level, and the HTTP probes (behaviour level needs ids this server cannot be seeded with).
     const code = await runKitLevels({
@@ -119,7 +125,7 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
     const threw = sdk.steps.filter((step) => !step.ok).map((step) => step.name);
     log(`sdk through contract-proxy: ${sdk.steps.length - threw.length} of ${sdk.steps.length} calls returned${threw.length ? ` (threw: ${threw.join(", ")})` : ""}; ${sdk.violations.length} violations, ${sdk.known} known, ${sdk.stale.length} stale; report ${proxyReport}`);
     log(`whole run ${seconds(started)}`);
-    return code !== 0 ? code : sdk.violations.length > 0 ? 1 : 0;
+    return code !== 0 ? code : sdk.violations.length > 0 || unexplained > 0 ? 1 : 0;
   } finally {
     await stopAll();
   }

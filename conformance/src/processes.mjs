@@ -21,6 +21,22 @@ export function freePort() {
   });
 }
 
+/** Starts `server` listening on a free port of 127.0.0.1; resolves with the port. */
+export function listenOnLoopback(server) {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(server.address().port));
+  });
+}
+
+/** Closes an HTTP server with the connections it still holds; resolves when it is closed (or was already). */
+export function closeServer(server) {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}
+
 /**
  * Connects to a port of 127.0.0.1 and resolves with what `talk` makes of the connection (by
  * default: that it connected); false when it fails or 2 s pass.

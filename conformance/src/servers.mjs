@@ -1,9 +1,11 @@
 // What the runs of different servers share: the commit of a checkout, whether Redis and the API
-// answer, how long a step took, and the kit's run at each level.
+// answer, how long a step took, the judgement of the run's exchanges, and the kit's run at each
+// level.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
 import { probePort, run } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
@@ -41,6 +43,21 @@ export async function httpAnswers(baseUrl) {
 /** The time since `since` (Date.now() then), in seconds. */
 export function seconds(since) {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Judges the run's exchanges (and crawls with a webhook) as the replay of the records judges them, with the accepted
+ * differences the replay reads: `<record>/known-differences.json` when the run records into a
+ * folder that has one, else the spec package's list for the server. Prints every failure and
+ * resolves with their number.
+ */
+export function judgeRun({ server, exchanges, webhookCrawls, record, log }) {
+  const folder = record && existsSync(path.join(path.resolve(record), KNOWN_FILE)) ? path.resolve(record) : path.join(recordedDir(), server);
+  const judgement = judgeRecords(server, { exchanges, webhookCrawls }, readKnown(folder));
+  const failures = failuresOf(judgement);
+  for (const failure of failures) log(`NOT KNOWN ${failure}`);
+  log(`${summaryOf(judgement)} (known differences: ${path.join(folder, KNOWN_FILE)})`);
+  return failures.length;
 }
 
 /**

@@ -4,6 +4,7 @@
 // (balances are deducted in Redis before a job is queued) do not depend on them.
 import { createHash, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
+import { closeServer, listenOnLoopback } from "./processes.mjs";
 
 const md5 = (text) => createHash("md5").update(text, "utf8").digest("hex");
 
@@ -22,7 +23,7 @@ function answer(action, input) {
  * Starts the stand-in on a free port of 127.0.0.1. Resolves with its base URL, a count of the
  * messages taken per action, and `close()`.
  */
-export function startSqsStandIn() {
+export async function startSqsStandIn() {
   const taken = {};
   const server = createServer((request, response) => {
     const chunks = [];
@@ -41,15 +42,6 @@ export function startSqsStandIn() {
       response.end(JSON.stringify(answer(action, input)));
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      resolve({
-        baseUrl: `http://127.0.0.1:${port}`,
-        taken,
-        close: () => new Promise((done) => server.close(() => done())),
-      });
-    });
-  });
+  const port = await listenOnLoopback(server);
+  return { baseUrl: `http://127.0.0.1:${port}`, taken, close: () => closeServer(server) };
 }

@@ -302,11 +302,19 @@ export async function startDocsServer({
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const port = process.env.PORT ? Number(process.env.PORT) : 4000;
-  const docs = await startDocsServer({ port });
-  console.log(`docs: ${docs.url}`);
-  const stop = () => {
-    docs.close().then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // No top-level await here: it would make `require()` of this module fail (ERR_REQUIRE_ASYNC_MODULE).
+  startDocsServer({ port }).then(
+    (docs) => {
+      console.log(`docs: ${docs.url}`);
+      const stop = () => {
+        docs.close().then(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

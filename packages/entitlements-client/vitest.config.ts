@@ -1,3 +1,3 @@
-import { clientTestConfig } from "@api-contracts/client-runtime/testing";
+import { clientTestConfig } from "@api-contracts/dev-tools/testing";
 
 export default clientTestConfig("entitlements");

@@ -1,17 +1,69 @@
 // Every public package can be published as it stands: its tarball holds what its `exports` and
-// `bin` name, and nothing outside its own folder.
+// `bin` name, and nothing outside its own folder; every entry loads with `import` and with
+// `require()`; it carries the metadata a registry and its users need.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { repoRoot, workspacePackages } from "../package-graph.mjs";
 
 interface Manifest {
   name: string;
   private?: boolean;
+  license?: string;
+  repository?: { type?: string; url?: string; directory?: string };
+  publishConfig?: { access?: string };
+  engines?: { node?: string };
   exports?: Record<string, unknown>;
   bin?: Record<string, string> | string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
+
+const rootManifest = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Manifest;
+
+interface LockEntry {
+  version?: string;
+  resolved?: string;
+  link?: boolean;
+  engines?: { node?: string } | string[];
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+const lock = JSON.parse(readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+
+/** Where Node finds `name` from the lockfile location `from`: its own node_modules, then each parent's. */
+function lockLocation(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = dir.includes("node_modules/") ? dir.slice(0, dir.lastIndexOf("/node_modules/")) : "") {
+    const candidate = dir ? `${dir}/node_modules/${name}` : `node_modules/${name}`;
+    const entry = lock.packages[candidate];
+    if (entry) return entry.link && entry.resolved ? entry.resolved : candidate;
+    if (!dir) return undefined;
+  }
+}
+
+/** Every package (name@version and its engines.node) that installing the workspace at `location` brings, as the lockfile resolves it. */
+function runtimeClosure(location: string): Array<{ id: string; node?: string }> {
+  const seen = new Map<string, { id: string; node?: string }>();
+  const visit = (at: string) => {
+    if (seen.has(at)) return;
+    const entry = lock.packages[at]!;
+    const manifest = at.startsWith("node_modules/") || at.includes("/node_modules/") ? entry : (JSON.parse(readFileSync(path.join(repoRoot, at, "package.json"), "utf8")) as LockEntry);
+    const engines = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+    seen.set(at, { id: `${at.slice(at.lastIndexOf("node_modules/") + 13) || at}@${entry.version ?? "workspace"}`, ...(engines ? { node: engines } : {}) });
+    const names = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies });
+    for (const name of names) {
+      const found = lockLocation(name, at);
+      if (found) visit(found);
+    }
+  };
+  visit(location);
+  return [...seen.values()];
+}
+const rootLicense = readFileSync(path.join(repoRoot, "LICENSE"), "utf8");
 
 /** Every file an `exports` map or `bin` names; patterns (`./*.json`) name their folder. */
 function namedTargets(manifest: Manifest): string[] {
@@ -25,9 +77,24 @@ function namedTargets(manifest: Manifest): string[] {
   return targets.map((target) => path.posix.normalize(target));
 }
 
-const publicPackages = workspacePackages(repoRoot)
-  .map((pkg: { dir: string }) => ({ dir: pkg.dir, manifest: JSON.parse(readFileSync(path.join(pkg.dir, "package.json"), "utf8")) as Manifest }))
-  .filter(({ manifest }: { manifest: Manifest }) => manifest.private !== true);
+const workspaces = workspacePackages(repoRoot).map((pkg: { dir: string }) => ({
+  dir: pkg.dir,
+  manifest: JSON.parse(readFileSync(path.join(pkg.dir, "package.json"), "utf8")) as Manifest,
+}));
+const publicPackages = workspaces.filter(({ manifest }: { manifest: Manifest }) => manifest.private !== true);
+const privateNames = workspaces.filter(({ manifest }: { manifest: Manifest }) => manifest.private === true).map(({ manifest }: { manifest: Manifest }) => manifest.name);
+
+describe("the workspaces", () => {
+  it("keep what only this repository uses private: the dev tools, the conformance runner and the repository scripts", () => {
+    expect(privateNames).toEqual(expect.arrayContaining(["@api-contracts/dev-tools", "@api-contracts/conformance", "@api-contracts/repo-tools"]));
+  });
+
+  it("name one Node range, the README's: the versions that load ES modules with require()", () => {
+    expect(rootManifest.engines?.node).toBe("^20.19.0 || ^22.12.0 || >=24.0.0");
+    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    expect(readme).toContain(`\`${rootManifest.engines?.node}\``);
+  });
+});
 
 describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: string; manifest: Manifest }) => {
   it("packs every file its exports and bin name, and nothing from outside its folder", () => {
@@ -47,5 +114,48 @@ describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: strin
     }
     expect(files).toContain("package.json");
     expect(files).toContain("README.md");
+    expect(files).toContain("LICENSE");
+  });
+
+  it("carries the metadata a registry needs: the repository's license text, repository with its folder, public access, the one engines range", () => {
+    expect(manifest.license).toBe("MIT");
+    expect(readFileSync(path.join(dir, "LICENSE"), "utf8")).toBe(rootLicense);
+    expect(manifest.repository).toEqual({ ...rootManifest.repository, directory: path.relative(repoRoot, dir).split(path.sep).join("/") });
+    expect(manifest.publishConfig?.access).toBe("public");
+    expect(manifest.engines?.node).toBe(rootManifest.engines?.node);
+  });
+
+  it("pulls in nothing, as the lockfile resolves it, whose engines refuse a Node of the range (npm would warn EBADENGINE)", () => {
+    const lowest = ["20.19.0", "22.12.0", "24.0.0"];
+    const refusing = runtimeClosure(path.relative(repoRoot, dir).split(path.sep).join("/"))
+      .filter(({ node }) => node !== undefined && lowest.some((version) => !semver.satisfies(version, node)))
+      .map(({ id, node }) => `${id} (engines.node ${node})`);
+    expect(refusing).toEqual([]);
+  });
+
+  it("needs no private workspace at run time", () => {
+    const runtime = { ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
+    expect(Object.keys(runtime).filter((name) => privateNames.includes(name))).toEqual([]);
+  });
+
+  it("every entry loads from an ES module and from CommonJS (require of an ES module: no top-level await)", () => {
+    const entries = Object.keys(manifest.exports ?? {})
+      .filter((subpath) => !subpath.includes("*"))
+      .map((subpath) => manifest.name + subpath.slice(1));
+    const script = (kind: "import" | "require") =>
+      `const load = ${kind === "import" ? `(name) => import(name, name.endsWith(".json") ? { with: { type: "json" } } : undefined)` : "async (name) => require(name)"};
+      for (const name of ${JSON.stringify(entries)}) await load(name).catch((error) => { console.log(name + ": " + (error.code ?? "") + " " + error.message.split("\\n")[0]); process.exitCode = 1; });`;
+    for (const kind of ["import", "require"] as const) {
+      // From the repository root, where every workspace package is linked into node_modules.
+      const wrapped = kind === "import" ? script(kind) : `(async () => { ${script(kind)} })()`;
+      const args = kind === "import" ? ["--input-type=module", "-e", wrapped] : ["--input-type=commonjs", "-e", wrapped];
+      let failures = "";
+      try {
+        execFileSync(process.execPath, ["--no-warnings", ...args], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      } catch (error) {
+        failures = String((error as { stdout?: string }).stdout ?? error);
+      }
+      expect(failures, `${kind} of ${entries.join(", ")}`).toBe("");
+    }
   });
 });

@@ -3,7 +3,7 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ClientRequest } from "../src/index.js";
-import { sendJson, startServer, type LocalServer } from "../src/testing/index.js";
+import { sendJson, startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 import { createThingsClient, thing as check } from "./support/things.js";
 
 const decision = check;

@@ -1,7 +1,7 @@
 // Each rule is exercised against a local server that misbehaves on purpose.
 import { afterEach, describe, expect, it } from "vitest";
 import { RETAINED_ANSWER_LIMIT, retryAfterMs, TimeoutError, type RetryEvent } from "../src/index.js";
-import { sendJson, startFlakyServer, startServer, type Failure, type LocalServer } from "../src/testing/index.js";
+import { sendJson, startFlakyServer, startServer, type Failure, type LocalServer } from "@api-contracts/dev-tools/testing";
 import { createThingsClient, thing } from "./support/things.js";
 
 const internalError = { message: "Internal server error" };

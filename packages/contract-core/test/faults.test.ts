@@ -27,9 +27,9 @@ import {
   resetConnection,
   sampleLatency,
   seededRandom,
+  seedFor,
   type CheckedFaultRule,
 } from "../src/index.js";
-import { seedFor } from "../src/testing.js";
 
 const require = createRequire(import.meta.url);
 const entitlements = new OpenApiValidators(loadBundle("entitlements"));

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { JsonObject } from "../src/index.js";
 
-/** The folder the spec package exports under a wildcard key (`./live-requests/*`, `./recorded/*`), read from its manifest. */
+/** The folder the spec package exports under a wildcard key (`./live-requests/*`), read from its manifest. */
 export function specExportDir(key: string): string {
   const manifest = createRequire(import.meta.url).resolve("@api-contracts/spec/package.json");
   const exported = (JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, string> }).exports[key];

@@ -1,7 +1,7 @@
 // A body over the limit, refused by the proxy itself (--strict) or early by the upstream, reaches whichever ordinary client sends
 // it as the documented 413, and a client that never stops sending is cut off within the lingering bound.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { availableClients, postOversized, sendEndlessBody } from "@api-contracts/contract-core/testing";
+import { availableClients, postOversized, sendEndlessBody } from "@api-contracts/dev-tools/testing/edge-clients";
 import { startMockServer } from "@api-contracts/mock-server";
 import { startContractProxy, type ContractProxy } from "../src/index.js";
 

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-export { runCli, type CliRun } from "../src/testing.js";
+import { runInProcess, type CliRun } from "@api-contracts/dev-tools/testing/cli-run";
+import { main } from "../src/cli.js";
+
+export type { CliRun };
+
+/** Runs the `contract-test` command line in-process and captures what it prints. */
+export const runCli = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> => runInProcess(main, args, env);
 
 /** The fixtures file of the kit's own tests (ids a spec-faithful mock accepts). */
 export const FIXTURES_FILE = new URL("./fixtures.json", import.meta.url).pathname;

@@ -1,6 +1,6 @@
 // npm run bench: this client's size and per-call overhead next to autumn-js and plain fetch.
 import { fileURLToPath } from "node:url";
-import { runClientBench } from "@api-contracts/client-runtime/bench";
+import { runClientBench } from "@api-contracts/dev-tools/bench";
 import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 
 const checkBody = { customer_id: "cus_1", feature_id: "sso" };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createEntitlementsClient, ENTITLEMENTS_BASE_URL, type Balance, type CheckResponse } from "../src/index.js";
-import { loadBundle, sendJson, specExample, startServer, type LocalServer } from "@api-contracts/client-runtime/testing";
+import { loadBundle, sendJson, specExample, startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 
 const bundle = loadBundle("entitlements");
 const mockUrl = inject("mockUrl");

@@ -2,8 +2,7 @@
 // retry, fail-open, never faking track and finalize) is shown kept with the option on and broken
 // with it off, on the documented answers the mock serves (503 with Retry-After: 1).
 import { afterEach, describe, expect, it } from "vitest";
-import { parseFaults, type FaultEvent, type FaultRule } from "@api-contracts/contract-core";
-import { seedFor } from "@api-contracts/contract-core/testing";
+import { parseFaults, seedFor, type FaultEvent, type FaultRule } from "@api-contracts/contract-core";
 import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
 import { createEntitlementsClient, TimeoutError, type EntitlementsClientOptions } from "../src/index.js";
 

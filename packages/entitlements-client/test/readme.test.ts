@@ -1,6 +1,6 @@
 import { expect, inject, it } from "vitest";
 import { ENTITLEMENTS_BASE_URL } from "../src/index.js";
-import { loadBundle, runReadmeExample, specExample } from "@api-contracts/client-runtime/testing";
+import { loadBundle, runReadmeExample, specExample } from "@api-contracts/dev-tools/testing";
 
 it("the README example compiles and prints the decision of the live service (here: the mock server's first example)", async () => {
   const { diagnostics, stdout } = await runReadmeExample(ENTITLEMENTS_BASE_URL, inject("mockUrl"), { AUTUMN_SECRET_KEY: "am_sk_test" });

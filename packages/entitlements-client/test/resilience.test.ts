@@ -2,7 +2,7 @@
 // exercised against a local server that misbehaves on purpose.
 import { afterEach, describe, expect, it } from "vitest";
 import { createEntitlementsClient } from "../src/index.js";
-import { startFlakyServer, type Failure, type LocalServer } from "@api-contracts/client-runtime/testing";
+import { startFlakyServer, type Failure, type LocalServer } from "@api-contracts/dev-tools/testing";
 
 const decision = { allowed: true, customer_id: "cus_1", balance: null, flag: null };
 const internalError = { message: "Internal server error", code: "internal_error", env: "live" };

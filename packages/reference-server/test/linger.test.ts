@@ -1,7 +1,7 @@
 // A body over the limit gets the documented 413 whichever ordinary client sends it, and a client that
 // never stops sending is still cut off: the connection lingers after the answer, within bounds.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { availableClients, postOversized, sendEndlessBody } from "@api-contracts/contract-core/testing";
+import { availableClients, postOversized, sendEndlessBody } from "@api-contracts/dev-tools/testing/edge-clients";
 import { defaultFixtures, startReferenceServer, type ReferenceServer } from "../src/index.js";
 
 const clients = availableClients();

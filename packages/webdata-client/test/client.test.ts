@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createWebdataClient, TimeoutError, WEBDATA_BASE_URL, type CrawlStarted, type Monitor } from "../src/index.js";
-import { loadBundle, sendJson, specExample, startServer, type LocalServer } from "@api-contracts/client-runtime/testing";
+import { loadBundle, sendJson, specExample, startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 
 const bundle = loadBundle("webdata");
 const crawlId = "2f0e4d2c-6a3b-4b8e-9c1d-0a1b2c3d4e5f";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { filesReachedFromExports, installedPackages, installPacked, loadBundle, packedFiles, specExample, type Consumer } from "@api-contracts/client-runtime/testing";
+import { filesReachedFromExports, installedPackages, installPacked, loadBundle, packedFiles, specExample, type Consumer } from "@api-contracts/dev-tools/testing";
 
 const program = `
 import { createWebdataClient, type CrawlStarted, type TokenUsage } from "@api-contracts/webdata-client";

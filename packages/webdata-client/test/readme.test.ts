@@ -1,6 +1,6 @@
 import { expect, inject, it } from "vitest";
 import { WEBDATA_BASE_URL } from "../src/index.js";
-import { loadBundle, runReadmeExample, specExample } from "@api-contracts/client-runtime/testing";
+import { loadBundle, runReadmeExample, specExample } from "@api-contracts/dev-tools/testing";
 
 it("the README example compiles and prints the id of the started crawl (here: the mock server's example)", async () => {
   const { diagnostics, stdout } = await runReadmeExample(WEBDATA_BASE_URL, inject("mockUrl"), { FIRECRAWL_API_KEY: "fc-test" });

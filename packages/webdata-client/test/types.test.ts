@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { compile } from "@api-contracts/client-runtime/testing";
+import { compile } from "@api-contracts/dev-tools/testing";
 
 it("a wrong path, a missing required member or a wrong enum value does not compile", () => {
   // Each misuse carries @ts-expect-error: a misuse that compiled would surface as an unused directive.

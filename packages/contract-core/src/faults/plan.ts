@@ -1,6 +1,7 @@
 // Which rule fires on a request: the rules of its operation, in file order, each drawing from one
 // seeded generator, so that the same seed and the same requests give the same faults.
-import type { OpenApiValidators } from "../validators.js";
+import { OpenApiValidators } from "../validators.js";
+import { loadBundle, type ApiName } from "../registry.js";
 import type { Latency } from "../generated/faults.js";
 import { documentedAnswer, type InjectedAnswer } from "./answers.js";
 import { FaultsError, MAX_LATENCY_MS, type CheckedFaultRule } from "./format.js";
@@ -130,4 +131,18 @@ export class FaultInjector {
     }
     return undefined;
   }
+}
+
+/**
+ * The first seed (counting from 0) under which `rules` fire on an operation's first requests as
+ * `pattern` says, `true` for a request a rule fires on: `[true, false]` gives a run whose first
+ * request to the operation fails and whose second gets through, as a test of retries needs.
+ */
+export function seedFor(rules: readonly CheckedFaultRule[], api: ApiName, operationId: string, pattern: readonly boolean[]): number {
+  const validators = new OpenApiValidators(loadBundle(api));
+  for (let seed = 0; seed < 100_000; seed++) {
+    const injector = new FaultInjector(rules, { validators, service: api, seed });
+    if (pattern.every((fires) => (injector.decide(operationId) !== undefined) === fires)) return seed;
+  }
+  throw new RangeError(`no seed below 100000 makes the rules fire on ${operationId} as ${JSON.stringify(pattern)}`);
 }

@@ -1,8 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-export { runCli, type CliRun } from "@api-contracts/contract-tests/testing";
+import { main } from "@api-contracts/contract-tests";
+import { runInProcess, type CliRun } from "@api-contracts/dev-tools/testing/cli-run";
 import { defaultFixtures } from "../../src/index.js";
+
+export type { CliRun };
+
+/** Runs the `contract-test` command line in-process and captures what it prints. */
+export const runCli = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> => runInProcess(main, args, env);
 
 /** One behaviour-level run of the kit, on a small machine shared with other suites. */
 export const KIT_RUN_TIMEOUT_MS = 180_000;

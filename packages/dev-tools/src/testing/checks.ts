@@ -59,7 +59,7 @@ export async function runReadmeExample(liveOrigin: string, localUrl: string, env
     const stdout = diagnostics.length
       ? ""
       : (
-          await promisify(execFile)(process.execPath, ["--import", "tsx", "--import", "@api-contracts/client-runtime/testing/redirect-fetch", file], {
+          await promisify(execFile)(process.execPath, ["--import", "tsx", "--import", "@api-contracts/dev-tools/testing/redirect-fetch", file], {
             cwd: packageDir,
             env: { ...process.env, ...env, REDIRECT_FROM: liveOrigin, REDIRECT_TO: localUrl },
             encoding: "utf8",

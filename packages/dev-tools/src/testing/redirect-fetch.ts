@@ -1,4 +1,4 @@
-// Preloaded into a README example (node --import @api-contracts/client-runtime/testing/redirect-fetch)
+// Preloaded into a README example (node --import @api-contracts/dev-tools/testing/redirect-fetch)
 // so that it runs unchanged against a local server: requests to REDIRECT_FROM (the live service)
 // are sent to REDIRECT_TO instead.
 const { REDIRECT_FROM: from, REDIRECT_TO: to } = process.env;

@@ -114,13 +114,14 @@ function relativeImports(source: string): string[] {
 
 /**
  * The files a package's `exports`, `main`, `types` and `bin` name, and every file those reach by
- * relative import, as paths inside the package; plus its package.json and README.md. A file that
- * reaches outside the package (e.g. into a sibling's folder) throws.
+ * relative import, as paths inside the package; plus its package.json, README.md and LICENSE (npm
+ * packs these two whenever they exist). A file that reaches outside the package (e.g. into a
+ * sibling's folder) throws.
  */
 export function filesReachedFromExports(packageDir = process.cwd()): string[] {
   const root = realpathSync(packageDir);
   const manifest = readManifest(root);
-  const reached = new Set(["package.json", "README.md"]);
+  const reached = new Set(["package.json", ...["README.md", "LICENSE"].filter((file) => existsSync(path.join(root, file)))]);
   const pending = [...entryPoints(manifest.exports), ...entryPoints(manifest.bin), ...entryPoints(manifest.main), ...entryPoints(manifest.types)];
   while (pending.length > 0) {
     const file = path.resolve(root, pending.pop()!);

@@ -6,9 +6,6 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { FaultInjector, type CheckedFaultRule } from "./faults/index.js";
-import { loadBundle, type ApiName } from "./registry.js";
-import { OpenApiValidators } from "./validators.js";
 
 /**
  * `late-reader` writes its whole request before it looks for an answer, as a client on a busy
@@ -157,18 +154,4 @@ export function availableClients(): OversizedClient[] {
     console.warn("curl is not installed: the curl cases are skipped (apt-get install -y curl)");
     return ["fetch", "http.request", "late-reader"];
   }
-}
-
-/**
- * The first seed (counting from 0) under which `rules` fire on an operation's first requests as
- * `pattern` says, `true` for a request a rule fires on: `[true, false]` gives a run whose first
- * request to the operation fails and whose second gets through, as a test of retries needs.
- */
-export function seedFor(rules: readonly CheckedFaultRule[], api: ApiName, operationId: string, pattern: readonly boolean[]): number {
-  const validators = new OpenApiValidators(loadBundle(api));
-  for (let seed = 0; seed < 100_000; seed++) {
-    const injector = new FaultInjector(rules, { validators, service: api, seed });
-    if (pattern.every((fires) => (injector.decide(operationId) !== undefined) === fires)) return seed;
-  }
-  throw new RangeError(`no seed below 100000 makes the rules fire on ${operationId} as ${JSON.stringify(pattern)}`);
 }

@@ -1,0 +1,323 @@
+// How an exchange with a real server is judged against the contract, one implementation for the
+// exchanges a run has just made (`conformance <server>`) and for the records the tests replay:
+// (a) the answer against the response validator of its operation and status, (b) an acceptance
+// (2xx) or refusal of the input (400) against the contract's judgement of the request (request
+// validators plus x-rules), (c) a request without a Bearer credential is not served. Each
+// disagreement is explained by an entry of the server's known-differences.json or it is a failure;
+// an entry that explains nothing is stale, and a failure too, so that the list stays true. The
+// deliveries of a crawl started with a webhook are judged with the same list: their order, the
+// `events` filter, the crawl's id, the echoed metadata and headers, and the signature.
+import { createHmac } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { OpenApiValidators, follow, isObject, loadBundle } from "@api-contracts/contract-core";
+
+const require = createRequire(import.meta.url);
+
+/** The file of a record folder that lists its accepted differences (kept when a run records). */
+export const KNOWN_FILE = "known-differences.json";
+/** The file of requests the contract does not describe. */
+export const OUTSIDE_FILE = "outside-contract.json";
+/** The file of crawls started with a webhook: each crawl's start (an exchange) and the deliveries it received. */
+export const DELIVERIES_FILE = "webhook-deliveries.json";
+/**
+ * Made up for the runs, a key of nothing: the secret a release that signs its deliveries is given
+ * (self-hosted: SELF_HOSTED_WEBHOOK_HMAC_SECRET), and the one the signature is checked with.
+ */
+export const WEBHOOK_SECRET = "conformance-webhook-secret";
+export const DELIVERY_CHECKS = ["delivery-body", "delivery-order", "delivery-events", "delivery-id", "delivery-metadata", "delivery-headers", "delivery-signature"];
+export const CHECKS = ["response", "verdict", "auth", ...DELIVERY_CHECKS];
+/**
+ * version: the recorded release is older than the contract; configuration: how the server was
+ * run; live-differs-from-docs: the server answers otherwise than the contract documents;
+ * contract: the contract is wrong (a spec change is due).
+ */
+export const KINDS = ["version", "configuration", "live-differs-from-docs", "contract"];
+
+function codeOf(body) {
+  return typeof body?.code === "string" ? body.code : "";
+}
+
+function messageOf(body) {
+  return typeof body?.message === "string" ? body.message : "";
+}
+
+/**
+ * The servers whose records are judged: the bundle each implements, and the 400 answers that
+ * bundle documents as depending on the target's state rather than on the input (no refusal of a
+ * valid request), by operation.
+ */
+export const RECORDED_SERVERS = {
+  firecrawl: { service: "webdata", stateRefusals: {} },
+  autumn: {
+    service: "entitlements",
+    stateRefusals: {
+      // FinalizeBadRequest: `invalid_request` when no live lock has the lock_id.
+      finalizeLock: (body) => codeOf(body) === "invalid_request" && /^Lock not found for ID: /.test(messageOf(body)),
+      // CheckBadRequest: `invalid_request` for send_event or a lock on a boolean feature, `invalid_inputs` for a lock on another non-consumable one.
+      checkAccess: (body) => ["invalid_inputs", "invalid_request"].includes(codeOf(body)) && /send_event|lock/i.test(messageOf(body)) && !/: must be /.test(messageOf(body)),
+    },
+  },
+};
+
+function serverEntry(server) {
+  const entry = RECORDED_SERVERS[server];
+  if (!entry) throw new Error(`recorded/${server}: name the bundle it implements in RECORDED_SERVERS`);
+  return entry;
+}
+
+/** The folder the spec package exports its records from (`./recorded/*`): one folder per server. */
+export function recordedDir() {
+  const manifest = require.resolve("@api-contracts/spec/package.json");
+  const exported = JSON.parse(readFileSync(manifest, "utf8")).exports["./recorded/*"];
+  if (!exported) throw new Error("@api-contracts/spec exports no ./recorded/*");
+  return path.join(path.dirname(manifest), exported.replace("/*", ""));
+}
+
+/** The servers with a record folder. */
+export function serversRecorded(dir = recordedDir()) {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** Whether a file of a record folder holds exchanges (one JSON array per operation). */
+export function isExchangeFile(file) {
+  return file.endsWith(".json") && file !== KNOWN_FILE && file !== DELIVERIES_FILE;
+}
+
+/** The exchanges of a record folder, each with the file it came from. */
+export function readExchanges(folder) {
+  return readdirSync(folder)
+    .filter(isExchangeFile)
+    .sort()
+    .flatMap((file) => JSON.parse(readFileSync(path.join(folder, file), "utf8")).map((item) => ({ ...item, file })));
+}
+
+/** The JSON of a file of a record folder; an empty list when the folder has no such file. */
+function readListOf(folder, file) {
+  try {
+    return JSON.parse(readFileSync(path.join(folder, file), "utf8"));
+  } catch (error) {
+    if (error.code === "ENOENT") return [];
+    throw new Error(`${path.join(folder, file)}: ${error.message}`);
+  }
+}
+
+/** The crawls with a webhook of a record folder (`{start, deliveries}` each); none when it has no such file. */
+export function readWebhookCrawls(folder) {
+  return readListOf(folder, DELIVERIES_FILE);
+}
+
+/** What a record folder holds: its exchanges and its crawls with a webhook. */
+export function readRecords(folder) {
+  return { exchanges: readExchanges(folder), webhookCrawls: readWebhookCrawls(folder) };
+}
+
+/** The accepted differences of a record folder; none when it has no list. */
+export function readKnown(folder) {
+  return readListOf(folder, KNOWN_FILE);
+}
+
+const shown = (problems) => problems.map((p) => `${p.in} ${p.path.join(".")}: ${p.message}`).join("; ");
+
+/** The request of an exchange on one line: method, path, query, headers and body. */
+export function requestLine(item) {
+  const query = item.query ? `?${new URLSearchParams(Object.entries(item.query).map(([k, v]) => [k, String(v)]))}` : "";
+  const body = item.requestRaw ?? (item.requestBody === undefined ? "" : JSON.stringify(item.requestBody));
+  const headers = Object.entries(item.headers ?? {}).map(([name, value]) => `${name}: ${value} `).join("");
+  return `${item.method} ${item.path}${query} ${headers}${body}`.trimEnd();
+}
+
+/** A credential in the text of an exchange: a Bearer or Basic value, or a key of either API. */
+const CREDENTIAL = /(Bearer|Basic) [\w+/=-]{16,}|fc-[0-9a-z]{20,}|am_sk_\w{8,}/;
+
+/** Every way one exchange disagrees with the contract, each as `{check, text: "<check>: <detail> -- <request>"}`. */
+export function disagreements(validators, item, stateRefusals = {}) {
+  const operation = validators.listOperations().find((op) => op.operationId === item.operation);
+  if (!operation) throw new Error(`no operation ${item.operation}`);
+  const found = [];
+
+  const documented = validators.documentedResponse(operation.method, operation.path, item.status);
+  const mediaTypes = documented ? Object.keys(documented.content) : [];
+  if (!documented) found.push({ check: "response", detail: `status ${item.status} is not documented` });
+  else if (mediaTypes.length > 0 && !mediaTypes.some((type) => item.contentType.toLowerCase().startsWith(type))) {
+    found.push({ check: "response", detail: `${item.status} Content-Type ${item.contentType.split(";")[0]} is not documented (${mediaTypes.join(", ")})` });
+  } else {
+    const validate = validators.response(operation.method, operation.path, item.status, item.contentType);
+    if (validate && !validate(item.responseBody)) {
+      const errors = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ");
+      found.push({ check: "response", detail: `${item.status} body does not match: ${errors}` });
+    }
+  }
+
+  const query = Object.fromEntries(Object.entries(item.query ?? {}).map(([k, v]) => [k, String(v)]));
+  // Headers the exchange names are judged; the credential is never recorded, so its absence is not.
+  const sent = new Set(Object.keys(item.headers ?? {}).map((name) => name.toLowerCase()));
+  const problems =
+    item.requestRaw !== undefined
+      ? [{ in: "body", path: [], keyword: "json", params: {}, message: "is not JSON" }]
+      : validators
+          .request(operation.method, operation.path)
+          .validate({ path: item.path, query, headers: item.headers ?? {}, body: item.requestBody })
+          .filter((problem) => problem.in !== "header" || sent.has(String(problem.path[0] ?? "").toLowerCase()));
+  const accepted = item.status >= 200 && item.status < 300;
+  if (accepted && problems.length > 0) found.push({ check: "verdict", detail: `live accepted (${item.status}), the contract refuses: ${shown(problems)}` });
+  const stateRefusal = item.status === 400 && (stateRefusals[item.operation]?.(item.responseBody) ?? false);
+  if (item.status === 400 && problems.length === 0 && !stateRefusal) found.push({ check: "verdict", detail: "live refused (400), the contract accepts" });
+
+  if (accepted && item.authorization !== "bearer") found.push({ check: "auth", detail: `live served (${item.status}) a request with ${item.authorization === "none" ? "no credential" : "a Basic credential"}` });
+
+  return found.map(({ check, detail }) => ({ check, text: `${check}: ${detail} -- ${requestLine(item)}` }));
+}
+
+/** The `events` a webhook gets when its request names none: the contract's default for the member. */
+function defaultWebhookEvents(bundle) {
+  const at = (node, pointer) => follow(bundle, node, pointer).node;
+  const body = at(bundle.paths?.["/v2/crawl"]?.post?.requestBody?.content?.["application/json"]?.schema, "#/paths/~1v2~1crawl/post/requestBody");
+  const webhook = at(body?.properties?.webhook, "#/webhook");
+  for (const branch of [webhook, ...(webhook?.oneOf ?? []), ...(webhook?.anyOf ?? [])]) {
+    const events = at(branch, "#/webhook")?.properties?.events;
+    if (isObject(events) && Array.isArray(events.default)) return events.default;
+  }
+  throw new Error("the contract's crawl webhook names no default events");
+}
+
+function parsedBody(delivery) {
+  try {
+    const body = JSON.parse(delivery.rawBody);
+    return isObject(body) ? body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same members with the same values, whatever their order. */
+function sameRecord(a, b) {
+  const sorted = (value) => JSON.stringify(Object.entries(value ?? {}).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return sorted(a) === sorted(b);
+}
+
+/**
+ * Every way the deliveries of one crawl disagree with what its webhook asked and with the signing
+ * rule, each as `{check, text: "<check>: <detail> -- <event> #<n> to <path>"}`.
+ */
+export function deliveryDisagreements(crawl, { defaultEvents, secret = WEBHOOK_SECRET }) {
+  const asked = crawl.start.requestBody?.webhook;
+  const webhook = typeof asked === "string" ? { url: asked } : (asked ?? {});
+  const events = webhook.events ?? defaultEvents;
+  const crawlId = crawl.start.responseBody?.id;
+  const bodies = crawl.deliveries.map(parsedBody);
+  const types = bodies.map((body) => (typeof body?.type === "string" ? body.type : undefined));
+  const found = [];
+  const at = (index) => `${types[index] ?? "a delivery"} #${index} to ${crawl.deliveries[index].path}`;
+  const add = (check, detail, where = `the crawl's deliveries (${types.join(", ") || "none"})`) => found.push({ check, text: `${check}: ${detail} -- ${where}` });
+
+  if (crawl.start.status >= 200 && crawl.start.status < 300) {
+    if (events.includes("started") && types[0] !== "crawl.started") add("delivery-order", `the first delivery is ${types[0] ?? "missing"}, not crawl.started`);
+    if (types.filter((type) => type === "crawl.started").length > 1) add("delivery-order", "crawl.started is delivered more than once");
+    const completed = types.indexOf("crawl.completed");
+    if (events.includes("completed") && completed === -1) add("delivery-order", "no crawl.completed was delivered");
+    if (completed !== -1 && completed !== types.length - 1) add("delivery-order", `${types.length - 1 - completed} deliveries after crawl.completed`);
+  } else if (crawl.deliveries.length > 0) {
+    add("delivery-order", `deliveries for a crawl that was not started (${crawl.start.status})`);
+  }
+
+  for (const [index, delivery] of crawl.deliveries.entries()) {
+    const body = bodies[index];
+    if (!body || types[index] === undefined) {
+      add("delivery-body", "the body is not a JSON object with a type", at(index));
+      continue;
+    }
+    const [namespace, event] = types[index].split(".");
+    if (namespace !== "crawl" || !events.includes(event)) add("delivery-events", `${types[index]} is delivered, the webhook asked for ${events.join(", ")}`, at(index));
+    if (body.id !== crawlId) add("delivery-id", `id ${JSON.stringify(body.id)} is not the started crawl's ${crawlId}`, at(index));
+    if (!sameRecord(body.metadata, webhook.metadata)) add("delivery-metadata", `metadata ${JSON.stringify(body.metadata ?? {})} is not the webhook's ${JSON.stringify(webhook.metadata ?? {})}`, at(index));
+    for (const [name, value] of Object.entries(webhook.headers ?? {})) {
+      if (delivery.headers[name.toLowerCase()] !== value) add("delivery-headers", `header ${name} is ${JSON.stringify(delivery.headers[name.toLowerCase()] ?? null)}, the webhook asked for ${JSON.stringify(value)}`, at(index));
+    }
+    const signature = delivery.headers["x-firecrawl-signature"];
+    const expected = `sha256=${createHmac("sha256", secret).update(delivery.rawBody).digest("hex")}`;
+    if (signature === undefined) add("delivery-signature", "no X-Firecrawl-Signature header", at(index));
+    else if (signature !== expected) add("delivery-signature", "X-Firecrawl-Signature is not sha256=<hex HMAC-SHA256 of the body>", at(index));
+  }
+  return found;
+}
+
+/** What is wrong with the known-differences list itself: each entry names its operation, check, kind, what differs and why. */
+export function knownListProblems(known, operationIds) {
+  if (!Array.isArray(known)) return [`${KNOWN_FILE} is not a JSON array`];
+  const problems = [];
+  for (const [index, entry] of known.entries()) {
+    const named = `${KNOWN_FILE} entry ${index} (${entry?.match ?? "no match"})`;
+    if (!CHECKS.includes(entry?.check)) problems.push(`${named}: check must be one of ${CHECKS.join(", ")}`);
+    if (!KINDS.includes(entry?.kind)) problems.push(`${named}: kind must be one of ${KINDS.join(", ")}`);
+    if (!operationIds.includes(entry?.operation)) problems.push(`${named}: ${entry?.operation} is no operation of the contract`);
+    for (const member of ["match", "differs", "why"]) {
+      if (typeof entry?.[member] !== "string" || entry[member].length === 0) problems.push(`${named}: ${member} must be a non-empty string`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Judges the records of one server (`{exchanges, webhookCrawls}`) against its bundle and its
+ * accepted differences. Throws nothing for a disagreement: it returns them all, so that a run
+ * prints every one and a test names each exchange.
+ *
+ * - `results`: each exchange the contract describes (a webhook crawl's start included), its
+ *   disagreements (`found`) and those no entry explains (`unexplained`);
+ * - `crawls`: each webhook crawl with the disagreements of its deliveries, the same way;
+ * - `stale`: entries that explain none of them;
+ * - `nowDescribed`: exchanges recorded as outside the contract that an operation now describes;
+ * - `credentials`: exchanges whose text holds a credential;
+ * - `listProblems`: what is wrong with the list itself.
+ */
+export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
+  const { service, stateRefusals } = serverEntry(server);
+  const bundle = loadBundle(service);
+  const validators = new OpenApiValidators(bundle);
+  const operationIds = validators.listOperations().map((op) => op.operationId);
+  const listed = (operation, one) => known.find((entry) => entry.operation === operation && entry.check === one.check && one.text.includes(entry.match));
+  const explain = (operation, found) => ({ found, unexplained: found.filter((one) => !listed(operation, one)).map((one) => one.text) });
+  const results = [...exchanges, ...webhookCrawls.map((crawl) => crawl.start)]
+    .filter((item) => item.operation !== null)
+    .map((item) => ({ item, ...explain(item.operation, disagreements(validators, item, stateRefusals)) }));
+  const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { defaultEvents: defaultWebhookEvents(bundle) })) }));
+  const used = new Set([
+    ...results.flatMap(({ item, found }) => found.map((one) => listed(item.operation, one))),
+    ...crawls.flatMap(({ crawl, found }) => found.map((one) => listed(crawl.start.operation, one))),
+  ]);
+  return {
+    results,
+    crawls,
+    stale: known.filter((entry) => !used.has(entry)),
+    nowDescribed: exchanges.filter((item) => item.operation === null && validators.findOperation(item.method, item.path) !== undefined),
+    credentials: [...exchanges, ...webhookCrawls].filter((item) => CREDENTIAL.test(JSON.stringify(item))),
+    listProblems: knownListProblems(known, operationIds),
+  };
+}
+
+/** Every failure of a judgement, one line each (empty when the exchanges agree or differ as listed). */
+export function failuresOf(judgement) {
+  return [
+    ...judgement.listProblems,
+    ...judgement.results.flatMap(({ item, unexplained }) => unexplained.map((text) => `${item.operation}: ${text} (${item.note})`)),
+    ...judgement.crawls.flatMap(({ crawl, unexplained }) => unexplained.map((text) => `webhook of ${crawl.start.responseBody?.id ?? "a crawl"}: ${text}`)),
+    ...judgement.stale.map((entry) => `stale known difference (no exchange shows it): ${entry.operation} ${entry.check} "${entry.match}"`),
+    ...judgement.nowDescribed.map((item) => `${item.method} ${item.path} is recorded as outside the contract, but the contract now describes it`),
+    ...judgement.credentials.map((item) => `a credential in the ${item.start ? "webhook crawl" : "exchange"} ${requestLine(item.start ?? item).slice(0, 80)}`),
+  ];
+}
+
+/** One line: how many exchanges and deliveries, disagreements, explained ones, failures. */
+export function summaryOf(judgement) {
+  const judged = [...judgement.results, ...judgement.crawls];
+  const found = judged.reduce((sum, { found }) => sum + found.length, 0);
+  const unexplained = judged.reduce((sum, { unexplained }) => sum + unexplained.length, 0);
+  const deliveries = judgement.crawls.reduce((sum, { crawl }) => sum + crawl.deliveries.length, 0);
+  const crawls = judgement.crawls.length > 0 ? ` and ${deliveries} webhook deliveries of ${judgement.crawls.length} crawls` : "";
+  return `${judgement.results.length} exchanges${crawls} judged: ${found} disagreements, ${found - unexplained} known, ${unexplained} not known; ${judgement.stale.length} stale known differences`;
+}

@@ -1,0 +1,191 @@
+// Replays what real servers answered (recorded by `conformance <server> --record`) with the
+// judgement the run itself applies (`src/judgement.mjs`): each server folder against the bundle
+// of the API it implements, with the differences its known-differences.json accepts.
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { autumnRequests, firecrawlRequests } from "../src/index.mjs";
+import { createHmac } from "node:crypto";
+import { deliveryDisagreements, failuresOf, judgeRecords, readExchanges, readKnown, readRecords, readWebhookCrawls, recordedDir, requestLine, serversRecorded, WEBHOOK_SECRET } from "../src/judgement.mjs";
+
+const servers = serversRecorded();
+
+it("the recorded exchanges hold at least 40 answers of real servers, each naming its server's commit and credential form", () => {
+  const all = servers.flatMap((server) => readExchanges(path.join(recordedDir(), server)));
+  expect(all.length).toBeGreaterThanOrEqual(40);
+  for (const item of all) {
+    expect(item.server, item.file).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+    expect(["bearer", "basic", "none"], item.file).toContain(item.authorization);
+  }
+});
+
+it("firecrawl: the records hold real webhook deliveries of crawl.started, crawl.page and crawl.completed", () => {
+  const crawls = readWebhookCrawls(path.join(recordedDir(), "firecrawl"));
+  const types = new Set(crawls.flatMap((crawl) => crawl.deliveries.map((delivery) => JSON.parse(delivery.rawBody).type)));
+  for (const type of ["crawl.started", "crawl.page", "crawl.completed"]) expect([...types]).toContain(type);
+  for (const crawl of crawls) expect(crawl.start.server).toMatch(/^firecrawl\/firecrawl@[0-9a-f]{40}$/);
+});
+
+/** The request lists the runs send, by server. */
+const REQUEST_LISTS = { firecrawl: firecrawlRequests, autumn: autumnRequests };
+
+/** What identifies a request of a list in its record (a path placeholder is filled by the run). */
+const requestKey = (r) => JSON.stringify([r.note, r.method, r.auth ?? r.authorization, r.query ?? null, r.headers ?? null, r.body ?? r.requestBody ?? null, r.raw ?? r.requestRaw ?? null]);
+
+it.each(servers)("%s: the records hold one exchange per request of the run's list, in its order", (server) => {
+  const bySource = (items, fileOf) => {
+    const groups = {};
+    for (const item of items) (groups[fileOf(item)] ??= []).push(item);
+    return groups;
+  };
+  const records = bySource(readExchanges(path.join(recordedDir(), server)), (item) => item.file);
+  const list = bySource(REQUEST_LISTS[server](), (request) => `${request.operation ?? "outside-contract"}.json`);
+  expect(Object.keys(records).sort()).toEqual(Object.keys(list).sort());
+  for (const [file, items] of Object.entries(records)) expect(items.map(requestKey), file).toEqual(list[file].map(requestKey));
+});
+
+describe.each(servers)("%s: recorded answers agree with the contract, or differ as listed", (server) => {
+  const folder = path.join(recordedDir(), server);
+  const judgement = judgeRecords(server, readRecords(folder), readKnown(folder));
+
+  it("every known difference names its operation, check, kind, what differs and why", () => {
+    expect(judgement.listProblems).toEqual([]);
+  });
+
+  it.each(judgement.results.map(({ item, unexplained }, index) => [`${item.file} #${index} ${item.status} ${requestLine(item).slice(0, 120)}`, item, unexplained]))(
+    "%s",
+    (_name, item, unexplained) => {
+      expect(unexplained, `${item.note} (${item.server})`).toEqual([]);
+    },
+  );
+
+  it.each(judgement.crawls.map(({ crawl, unexplained }, index) => [`webhook crawl #${index} ${crawl.start.responseBody?.id}: ${crawl.deliveries.length} deliveries`, crawl, unexplained]))(
+    "%s",
+    (_name, crawl, unexplained) => {
+      expect(unexplained, `${crawl.start.note} (${crawl.start.server})`).toEqual([]);
+    },
+  );
+
+  it("every listed known difference still occurs", () => {
+    expect(judgement.stale.map((entry) => `${entry.operation} ${entry.check}: ${entry.match}`)).toEqual([]);
+  });
+
+  it("requests recorded as outside the contract are still outside it", () => {
+    expect(judgement.nowDescribed.map((item) => `${item.method} ${item.path} is now described: record it under its operation`)).toEqual([]);
+  });
+
+  it("no exchange holds a credential", () => {
+    expect(judgement.credentials.map((item) => `${item.file}: ${requestLine(item).slice(0, 80)}`)).toEqual([]);
+  });
+});
+
+describe("the judgement a run and the replay share", () => {
+  const crawl = {
+    operation: "startCrawl",
+    method: "POST",
+    path: "/v2/crawl",
+    authorization: "bearer",
+    requestBody: { url: "https://example.com" },
+    status: 200,
+    contentType: "application/json; charset=utf-8",
+    responseBody: { success: true, id: "0f6c2b8e-1d3a-4b5c-9e7f-a1b2c3d4e5f6", url: "https://api.example.com/v2/crawl/0f6c2b8e-1d3a-4b5c-9e7f-a1b2c3d4e5f6" },
+    server: `firecrawl/firecrawl@${"0".repeat(40)}`,
+    note: "a crawl",
+  };
+  const known = (entry) => ({ operation: "startCrawl", check: "verdict", kind: "version", differs: "d", why: "w", ...entry });
+
+  it("finds nothing in an answer that agrees", () => {
+    expect(failuresOf(judgeRecords("firecrawl", { exchanges: [crawl] }, []))).toEqual([]);
+  });
+
+  it("fails an undocumented status, a served request without credential, and an acceptance the contract refuses", () => {
+    const failures = failuresOf(
+      judgeRecords("firecrawl", { exchanges: [{ ...crawl, status: 418 }, { ...crawl, authorization: "none" }, { ...crawl, requestBody: { url: "https://example.com", limit: "10" } }] }, []),
+    );
+    expect(failures).toEqual([
+      expect.stringContaining("response: status 418 is not documented"),
+      expect.stringContaining("auth: live served (200) a request with no credential"),
+      expect.stringContaining("verdict: live accepted (200), the contract refuses: body limit"),
+    ]);
+  });
+
+  it("a listed difference explains its disagreement, and a list entry that explains nothing is stale", () => {
+    const refused = { ...crawl, requestBody: { url: "https://example.com", limit: "10" } };
+    const judgement = judgeRecords("firecrawl", { exchanges: [refused] }, [known({ match: '"limit":"10"' }), known({ match: "never seen" })]);
+    expect(judgement.results[0].unexplained).toEqual([]);
+    expect(failuresOf(judgement)).toEqual([expect.stringMatching(/^stale known difference .*"never seen"/)]);
+  });
+
+  it("fails a credential left in an exchange, an outside request the contract now describes, and a malformed list", () => {
+    const leaked = { ...crawl, responseBody: { ...crawl.responseBody, echoed: "Bearer fc-0123456789abcdefghijklmnop" } };
+    const outside = { ...crawl, operation: null };
+    const failures = failuresOf(judgeRecords("firecrawl", { exchanges: [leaked, outside] }, [{ operation: "startCrawl", check: "verdict", kind: "rumour", match: "x", differs: "d", why: "w" }]));
+    expect(failures).toEqual([
+      expect.stringContaining("kind must be one of"),
+      expect.stringMatching(/^stale known difference/),
+      expect.stringContaining("POST /v2/crawl is recorded as outside the contract"),
+      expect.stringContaining("a credential in the exchange"),
+    ]);
+  });
+});
+
+describe("the judgement of a crawl's webhook deliveries", () => {
+  const crawlId = "0f6c2b8e-1d3a-4b5c-9e7f-a1b2c3d4e5f6";
+  const webhook = { url: "http://127.0.0.1:9/hooks", headers: { "X-Team": "docs" }, metadata: { project: "docs" } };
+  const start = (asked = webhook) => ({
+    operation: "startCrawl",
+    method: "POST",
+    path: "/v2/crawl",
+    authorization: "bearer",
+    requestBody: { url: "https://example.com", webhook: asked },
+    status: 200,
+    contentType: "application/json",
+    responseBody: { success: true, id: crawlId, url: `https://api.example.com/v2/crawl/${crawlId}` },
+    server: `firecrawl/firecrawl@${"0".repeat(40)}`,
+    note: "a crawl with a webhook",
+  });
+  const signed = (rawBody, secret = WEBHOOK_SECRET) => `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
+  const delivery = (type, { body = {}, headers = { "x-team": "docs" }, sign = true } = {}) => {
+    const rawBody = JSON.stringify({ success: true, type, id: crawlId, data: [], metadata: { project: "docs" }, ...body });
+    return { method: "POST", path: "/hooks", headers: { "content-type": "application/json", ...headers, ...(sign ? { "x-firecrawl-signature": signed(rawBody) } : {}) }, rawBody };
+  };
+  const ordered = () => [delivery("crawl.started"), delivery("crawl.page"), delivery("crawl.completed")];
+  const judged = (deliveries, asked) => deliveryDisagreements({ start: start(asked), deliveries }, { defaultEvents: ["started", "page", "completed", "failed"] });
+  const checks = (deliveries, asked) => judged(deliveries, asked).map((one) => one.check);
+
+  it("finds nothing in signed deliveries that follow the webhook", () => {
+    expect(judged(ordered())).toEqual([]);
+  });
+
+  it("fails a missing crawl.started, a page after crawl.completed and a missing crawl.completed", () => {
+    expect(checks(ordered().slice(1))).toEqual(["delivery-order"]);
+    const [started, page, completed] = ordered();
+    expect(judged([started, completed, page])).toEqual([expect.objectContaining({ check: "delivery-order", text: expect.stringContaining("1 deliveries after crawl.completed") })]);
+    expect(judged([started, page])).toEqual([expect.objectContaining({ check: "delivery-order", text: expect.stringContaining("no crawl.completed") })]);
+  });
+
+  it("fails an event the webhook's events leave out", () => {
+    expect(checks(ordered(), { ...webhook, events: ["completed"] })).toEqual(["delivery-events", "delivery-events"]);
+    expect(checks([delivery("crawl.completed")], { ...webhook, events: ["completed"] })).toEqual([]);
+  });
+
+  it("fails a delivery with another crawl's id, dropped metadata or a missing header", () => {
+    const [started, page, completed] = ordered();
+    expect(checks([started, delivery("crawl.page", { body: { id: "another" } }), completed])).toEqual(["delivery-id"]);
+    expect(checks([started, delivery("crawl.page", { body: { metadata: {} } }), completed])).toEqual(["delivery-metadata"]);
+    expect(checks([started, delivery("crawl.page", { headers: {} }), completed])).toEqual(["delivery-headers"]);
+    expect(checks([started, page, completed], "http://127.0.0.1:9/hooks")).toEqual(["delivery-metadata", "delivery-metadata", "delivery-metadata"]);
+  });
+
+  it("fails an unsigned delivery, a signature with another secret and a body changed after signing", () => {
+    const [started, page, completed] = ordered();
+    expect(judged([started, delivery("crawl.page", { sign: false }), completed])).toEqual([expect.objectContaining({ check: "delivery-signature", text: expect.stringContaining("no X-Firecrawl-Signature header") })]);
+    const otherSecret = { ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(page.rawBody, "another secret") } };
+    const tampered = { ...page, rawBody: page.rawBody.replace('"success":true', '"success":false') };
+    expect(checks([started, otherSecret, tampered, completed])).toEqual(["delivery-signature", "delivery-signature"]);
+  });
+
+  it("fails a body that is not a JSON object with a type", () => {
+    const [started, , completed] = ordered();
+    expect(checks([started, { ...started, rawBody: "not json" }, completed])).toEqual(["delivery-body"]);
+  });
+});
