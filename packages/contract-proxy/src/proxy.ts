@@ -525,7 +525,8 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       if (strict) return answer(ex, res, { kind: "bad-request", message: `The request could not be checked: ${reason}` });
       ex.unjudged.push(notJudged("request", reason));
     }
-    void forwardOrInject(ex, req, res, bytes.length > 0 ? [bytes] : []);
+    // A failure past the wait (the pool closed under it) ends this exchange, never the proxy.
+    forwardOrInject(ex, req, res, bytes.length > 0 ? [bytes] : []).catch(() => res.destroy());
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {

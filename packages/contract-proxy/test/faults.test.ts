@@ -166,6 +166,22 @@ describe("injected answers are the proxy's, marked, and never the upstream's vio
   });
 });
 
+describe("closing with faults in flight", () => {
+  it("close() returns at once with waits, hangs and slow bodies in flight, and nothing fails after", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const proxy = await startContractProxy({ service: "entitlements", upstream: upstream.url, faults: { rules: parseFaults({ rules: [{ probability: 0.3, fault: "hang" }, { probability: 0.5, latency: 400 }, { fault: "slow-body" }] }), seed: 2 } });
+    const inFlight = Array.from({ length: 12 }, () => postCheck(proxy.url));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const started = Date.now();
+    await proxy.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+    const outcomes = await Promise.all(inFlight);
+    expect(outcomes.every((outcome) => outcome.error !== undefined)).toBe(true);
+    // Long enough for a wait the close did not clear to run out and fail loudly.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  });
+});
+
 describe("contract-proxy --faults", () => {
   const fileWith = (content: unknown) => {
     const file = join(dir, `faults-${Math.random().toString(36).slice(2)}.json`);
