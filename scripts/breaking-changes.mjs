@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Lists the changes between two versions of a bundled description that can break a client built
-// against the older one: operations or statuses that disappear, requests that accept less than
-// before, responses that promise less (or send more kinds of value) than before.
+// against the older one: operations, webhooks or statuses that disappear, requests that accept less
+// than before, responses and webhook calls that promise less (or send more kinds of value) than
+// before. Operations and webhooks that were added are listed too, as not breaking.
 //
 //   node scripts/breaking-changes.mjs [--base <git ref>]   bundles at <ref> (default HEAD) vs. spec/dist
 import { execFileSync } from "node:child_process";
@@ -9,13 +10,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { bundleFiles, follow, isObject, listApis, walkOperations } from "@api-contracts/contract-core";
+import { bundleFiles, follow, isObject, listApis, walkOperations, walkWebhooks } from "@api-contracts/contract-core";
 
 const resolve = (document, node) => (isObject(node) ? follow(document, node, "").node : node);
 
 /**
  * A schema with its `$ref`s followed and its `allOf` members folded in: members and required
- * names add up, other keywords are taken from the first member that states them.
+ * names add up (a member the schema states itself wins over an `allOf` member's, as it refines
+ * it), other keywords are taken from the first member that states them.
  */
 function flatten(document, node, depth = 0) {
   const schema = resolve(document, node);
@@ -24,7 +26,7 @@ function flatten(document, node, depth = 0) {
   const merged = { ...own, properties: { ...(own.properties ?? {}) }, required: [...(own.required ?? [])] };
   for (const part of allOf.map((member) => flatten(document, member, depth + 1)).filter(isObject)) {
     for (const [key, value] of Object.entries(part)) {
-      if (key === "properties") Object.assign(merged.properties, value);
+      if (key === "properties") merged.properties = { ...value, ...merged.properties };
       else if (key === "required") merged.required.push(...value);
       else if (!(key in merged)) merged[key] = value;
     }
@@ -86,6 +88,9 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
   }
   if (narrower.pattern !== undefined && narrower.pattern !== wider.pattern && direction === "request") {
     report(where, `request pattern changed to ${narrower.pattern}`);
+  }
+  if (narrower.propertyNames !== undefined && JSON.stringify(narrower.propertyNames) !== JSON.stringify(wider.propertyNames) && direction === "request") {
+    report(where, "request now restricts member names");
   }
 
   const beforeRequired = new Set(before.required ?? []);
@@ -155,7 +160,50 @@ export function findBreakingChanges(oldDoc, newDoc) {
       }
     }
   }
+  compareWebhooks(context, oldDoc, newDoc, findings);
   return findings;
+}
+
+/**
+ * Webhook calls are read by the receiver, as responses are by a client: a call that disappears, a
+ * payload that promises less or sends more kinds of value, or a header no longer always sent breaks it.
+ */
+function compareWebhooks(context, oldDoc, newDoc, findings) {
+  const current = new Map(walkWebhooks(newDoc).map((webhook) => [`${webhook.method} ${webhook.event}`, webhook]));
+  for (const before of walkWebhooks(oldDoc)) {
+    const where = `webhook ${before.event}`;
+    const after = current.get(`${before.method} ${before.event}`);
+    if (!after) {
+      findings.push({ where, change: "webhook was removed" });
+      continue;
+    }
+    const headers = new Map(after.parameters.filter((p) => p.in === "header").map((p) => [p.name.toLowerCase(), p]));
+    for (const parameter of before.parameters.filter((p) => p.in === "header")) {
+      const next = headers.get(parameter.name.toLowerCase());
+      if (parameter.required && next?.required !== true) findings.push({ where: `${where} header:${parameter.name}`, change: "header is no longer always sent" });
+      if (next) compareSchemas(context, parameter.object.schema, next.object.schema, "response", `${where} header:${parameter.name}`);
+    }
+    const media = new Map((after.requestBody?.media ?? []).map((m) => [m.mediaType, m]));
+    for (const entry of before.requestBody?.media ?? []) {
+      const next = media.get(entry.mediaType);
+      if (!next) findings.push({ where, change: `payload content type ${entry.mediaType} was removed` });
+      else compareSchemas(context, entry.schema && { $ref: `#${entry.schema}` }, next.schema && { $ref: `#${next.schema}` }, "response", `${where} payload`);
+    }
+  }
+}
+
+/** Returns `{ where, change }` for every operation and webhook of `newDoc` that `oldDoc` lacks. */
+export function findAdditions(oldDoc, newDoc) {
+  const operations = new Set(walkOperations(oldDoc).map((op) => `${op.method} ${op.path}`));
+  const webhooks = new Set(walkWebhooks(oldDoc).map((webhook) => `${webhook.method} ${webhook.event}`));
+  return [
+    ...walkOperations(newDoc)
+      .filter((op) => !operations.has(`${op.method} ${op.path}`))
+      .map((op) => ({ where: `${op.method} ${op.path}`, change: "operation was added" })),
+    ...walkWebhooks(newDoc)
+      .filter((webhook) => !webhooks.has(`${webhook.method} ${webhook.event}`))
+      .map((webhook) => ({ where: `webhook ${webhook.event}`, change: "webhook was added" })),
+  ];
 }
 
 function git(args, cwd) {
@@ -177,10 +225,12 @@ function main() {
       console.log(`${api.name}: no bundle at ${values.base}, nothing to compare`);
       continue;
     }
-    const findings = findBreakingChanges(JSON.parse(oldText), JSON.parse(readFileSync(file, "utf8")));
+    const [oldDoc, newDoc] = [JSON.parse(oldText), JSON.parse(readFileSync(file, "utf8"))];
+    const findings = findBreakingChanges(oldDoc, newDoc);
     total += findings.length;
     console.log(`${api.name}: ${findings.length} breaking change(s) since ${values.base}`);
     for (const { where, change } of findings) console.log(`  ${where}: ${change}`);
+    for (const { where, change } of findAdditions(oldDoc, newDoc)) console.log(`  ${where}: ${change} (not breaking)`);
   }
   process.exit(total ? 1 : 0);
 }

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module of the repository's tooling, without type declarations
-import { findBreakingChanges } from "../breaking-changes.mjs";
+import { findAdditions, findBreakingChanges } from "../breaking-changes.mjs";
 
 type Finding = { where: string; change: string };
 const specDir = path.dirname(createRequire(import.meta.url).resolve("@api-contracts/spec/package.json"));
@@ -54,6 +54,38 @@ describe("breaking-change check", () => {
     });
     expect(findings).toContainEqual({ where: "POST /v2/crawl body/prompt", change: "request is more restricted: maxLength 10000 -> 500" });
     expect(findings).toContainEqual({ where: "POST /v2/crawl 200/url", change: "response member is no longer always sent" });
+  });
+
+  it("added webhooks and operations are listed as additions, not as breaking", () => {
+    const before = structuredClone(released);
+    delete before.webhooks["crawl.page"];
+    delete before.paths["/v2/browser"];
+    expect(findBreakingChanges(before, released)).toEqual([]);
+    expect(findAdditions(before, released)).toEqual([
+      { where: "GET /v2/browser", change: "operation was added" },
+      { where: "webhook crawl.page", change: "webhook was added" },
+    ]);
+  });
+
+  it("a removed webhook, a payload that promises less and a signature header no longer always sent are breaking", () => {
+    const findings = changed((doc) => {
+      delete doc.webhooks["monitor.page"];
+      doc.components.schemas.WebhookPayload.required = ["success", "type", "id", "data"];
+      doc.components.schemas.MonitorCheckResult.properties.status.enum.push("skipped");
+    });
+    expect(findings).toContainEqual({ where: "webhook monitor.page", change: "webhook was removed" });
+    expect(findings).toContainEqual({ where: "webhook crawl.started payload/webhookId", change: "response member is no longer always sent" });
+    expect(findings).toContainEqual({ where: "webhook monitor.check.completed payload/data/items/status", change: 'response may now send the value(s) "skipped"' });
+    const entitlements = JSON.parse(readFileSync(path.join(specDir, "dist/entitlements.openapi.json"), "utf8"));
+    const unsigned = structuredClone(entitlements);
+    unsigned.components.parameters["svix-signature"].required = false;
+    expect(findBreakingChanges(entitlements, unsigned)).toContainEqual({ where: "webhook balances.limit_reached header:svix-signature", change: "header is no longer always sent" });
+  });
+
+  it("a request map that refuses some member names is breaking", () => {
+    const before = structuredClone(released);
+    delete before.components.schemas.Webhook.properties.headers.propertyNames;
+    expect(findBreakingChanges(before, released)).toContainEqual({ where: "POST /v2/crawl body/webhook/oneOf/1/headers", change: "request now restricts member names" });
   });
 
   it("a response member that may now be null is breaking", () => {

@@ -20,5 +20,13 @@ describe("COMPATIBILITY.md", () => {
         });
       }
     }
+    for (const [event, item] of Object.entries((bundle.webhooks ?? {}) as Record<string, Record<string, { operationId: string }>>)) {
+      for (const operation of Object.values(item).filter((value) => typeof value?.operationId === "string")) {
+        it(`${api}: webhook ${event} has a section naming it and its operationId`, () => {
+          const heading = headings.find((line) => /^### Webhooks? /.test(line) && line.includes(`\`${event}\` (\`${operation.operationId}\`)`));
+          expect(heading, `no "### Webhooks … \`${event}\` (\`${operation.operationId}\`)" heading`).toBeDefined();
+        });
+      }
+    }
   }
 });

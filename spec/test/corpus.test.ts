@@ -10,7 +10,10 @@ import { describe, expect, it } from "vitest";
 
 interface CorpusEntry {
   name: string;
-  /** "<operationId> request", "<operationId> <status>", "<operationId> header|query|path <name>" or "schema <Name>". */
+  /**
+   * "<operationId> request", "<operationId> <status>", "<operationId> header|query|path <name>",
+   * "<webhook operationId> webhook" (the payload), "<webhook operationId> webhook header <name>" or "schema <Name>".
+   */
   target: string;
   valid: boolean;
   /** Where the rule comes from: a seed section, the facts, or the contract's own documented choice. */
@@ -46,8 +49,20 @@ function deref(document: any, pointer: string): string {
 
 /** The JSON pointer of the schema a corpus target names. */
 function schemaPointer(document: any, target: string): string {
-  const [first, second, third] = target.split(" ");
+  const [first, second, third, fourth] = target.split(" ");
   if (first === "schema") return `/components/schemas/${second}`;
+  if (second === "webhook") {
+    for (const [event, item] of Object.entries<any>(document.webhooks ?? {})) {
+      if (item.post?.operationId !== first) continue;
+      const operation = `/webhooks/${escapePointer(event)}/post`;
+      if (third === undefined) return `${deref(document, `${operation}/requestBody`)}/content/application~1json/schema`;
+      const parameters = (item.post.parameters ?? []).map((_: unknown, index: number) => deref(document, `${operation}/parameters/${index}`));
+      const found = parameters.find((pointer: string) => at(document, pointer).in === third && at(document, pointer).name === fourth);
+      if (found) return `${found}/schema`;
+      throw new Error(`${target}: no such parameter`);
+    }
+    throw new Error(`${target}: no such webhook`);
+  }
   for (const [route, item] of Object.entries<any>(document.paths)) {
     for (const method of httpMethods) {
       if (item[method]?.operationId !== first) continue;

@@ -1,5 +1,6 @@
 // The spec's machine-readable extras must point at things that exist: an `x-rules` entry names a
-// member of its schema and a known rule kind, and a link names an operation and its parameters.
+// member of its schema and a known rule kind, a link names an operation and its parameters, and
+// `x-webhook-signature` names headers every webhook documents.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -150,6 +151,37 @@ describe("links", () => {
         }
       });
     }
+  }
+});
+
+describe("x-webhook-signature", () => {
+  const schemes: Record<string, string[]> = {
+    "hmac-sha256-hex": ["scheme", "signatureHeader", "prefix", "description"],
+    "standard-webhooks": ["scheme", "idHeader", "timestampHeader", "signatureHeader", "toleranceSeconds", "description"],
+  };
+
+  it("both APIs describe webhooks, and each states how its calls are signed", () => {
+    for (const document of Object.values(bundles)) {
+      expect(Object.keys(document.webhooks ?? {}).length).toBeGreaterThan(0);
+      expect(Object.keys(schemes)).toContain(document["x-webhook-signature"]?.scheme);
+    }
+  });
+
+  for (const [api, document] of Object.entries(bundles)) {
+    const signature = document["x-webhook-signature"] ?? {};
+    it(`${api}: the scheme has only its own members, and every webhook documents its headers`, () => {
+      expect(Object.keys(signature).filter((key) => !schemes[signature.scheme]!.includes(key))).toEqual([]);
+      expect(signature.description).toMatch(/\S/);
+      const headers = ["idHeader", "timestampHeader", "signatureHeader"].map((key) => signature[key]).filter(Boolean);
+      const resolve = (node: any): any => (node?.$ref ? resolve(node.$ref.slice(2).split("/").reduce((n: any, t: string) => n[t], document)) : node);
+      for (const [event, item] of Object.entries<any>(document.webhooks)) {
+        const documented = (item.post.parameters ?? []).map(resolve).filter((p: any) => p.in === "header").map((p: any) => p.name.toLowerCase());
+        for (const header of headers) expect(documented, `${event} documents ${header}`).toContain(header.toLowerCase());
+        const schema = resolve(item.post.requestBody.content["application/json"].schema);
+        const type = schema.properties?.type ?? schema.allOf?.map(resolve).find((part: any) => part.properties?.type)?.properties.type;
+        expect(schema.properties?.type?.const ?? type?.const, `${event}: the payload's type is the event`).toBe(event);
+      }
+    });
   }
 });
 

@@ -15,7 +15,27 @@ export {
   type FieldError,
   type RequestValidators,
   type DocumentedResponse,
+  type WebhookInfo,
+  type WebhookValidators,
+  type Delivery,
+  type DeliveryOptions,
+  type DeliveryVerdict,
 } from "./validators.js";
+export {
+  WEBHOOK_SIGNATURE_SCHEMES,
+  walkWebhooks,
+  webhookSignatureScheme,
+  normalizeHeaders,
+  signWebhook,
+  checkWebhookSignature,
+  type WalkedWebhook,
+  type WebhookSignatureScheme,
+  type WebhookHeaders,
+  type SignOptions,
+  type SignatureFailure,
+  type SignatureCheck,
+  type SignatureCheckOptions,
+} from "./webhooks.js";
 export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
 export {
   HTTP_METHODS,

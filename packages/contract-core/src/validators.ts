@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import { escapePointer, isObject, unescapePointer, type JsonObject } from "./pointer.js";
 import { documentedResponseFor, walkOperations, type WalkedOperation, type WalkedParameter } from "./walk.js";
+import { checkWebhookSignature, normalizeHeaders, walkWebhooks, webhookSignatureScheme, type SignatureCheck, type WebhookHeaders, type WebhookSignatureScheme } from "./webhooks.js";
 import { addXRules } from "./x-rules.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -80,6 +81,44 @@ export interface DocumentedResponse {
   pointer: string;
   /** Media type objects by media type; empty when the response has no body. */
   content: JsonObject;
+}
+
+export interface WebhookInfo extends OperationInfo {
+  /** The key under `webhooks`, also the payload's `type`. `path` holds it too. */
+  event: string;
+}
+
+/** The payload and header validators of one webhook, as {@link RequestValidators} are a request's. */
+export type WebhookValidators = RequestValidators & { event: string };
+
+/** A call as a receiver got it. */
+export interface Delivery {
+  /** Header values by name, in any case. */
+  headers: WebhookHeaders;
+  /** The body exactly as received, before parsing: the signature is computed over these bytes. */
+  body: string | Uint8Array;
+}
+
+export interface DeliveryOptions {
+  /** The receiver's secret: when given, the call's signature is checked by the description's `x-webhook-signature`. */
+  secret?: string;
+  /** The receiver's clock for a signature's timestamp, in epoch milliseconds (default: the validators' `now`). */
+  now?: () => number;
+  /** Overrides a Standard Webhooks scheme's `toleranceSeconds`. */
+  toleranceSeconds?: number;
+}
+
+/** What {@link OpenApiValidators.validateDelivery} found: every problem of a call, none when it keeps the contract. */
+export interface DeliveryVerdict {
+  /** The payload's `type`, when the body is JSON and names a documented webhook. */
+  event?: string;
+  operationId?: string;
+  /** The parsed body, when it is JSON. */
+  payload?: unknown;
+  /** The signature check's own outcome, when a secret was given (a failure is also one of `errors`). */
+  signature?: SignatureCheck;
+  /** Body, header and signature problems; `keyword` is `json` for a body that is not JSON, `signature` for a signature not accepted. */
+  errors: FieldError[];
 }
 
 /** The member path of an ajv error; ajv reports a missing or unknown member at its parent. */
@@ -311,12 +350,28 @@ export class OpenApiValidators {
   readonly document: JsonObject;
   private readonly compilers: Compilers;
   private readonly operations: Operation[];
+  private readonly webhookOperations: Array<Operation & { event: string }>;
   private readonly schemas = new Map<string, ValidateFunction>();
   private readonly requests = new Map<string, RequestValidators>();
+  private readonly webhookValidators = new Map<string, WebhookValidators>();
+  private readonly now: () => number;
+  /** The description's `x-webhook-signature`; undefined when it states none. */
+  readonly webhookSignature: WebhookSignatureScheme | undefined;
 
   constructor(document: JsonObject, options: ValidatorOptions = {}) {
     this.document = document;
-    this.compilers = new Compilers(document, options.now ?? Date.now);
+    this.now = options.now ?? Date.now;
+    this.compilers = new Compilers(document, this.now);
+    this.webhookSignature = webhookSignatureScheme(document);
+    this.webhookOperations = walkWebhooks(document).map((walked) => ({
+      operationId: walked.operationId,
+      method: walked.method,
+      path: walked.path,
+      pointer: walked.pointer,
+      walked,
+      event: walked.event,
+      match: () => ({}),
+    }));
     this.operations = walkOperations(document).map((walked) => ({
       operationId: walked.operationId,
       method: walked.method,
@@ -335,6 +390,73 @@ export class OpenApiValidators {
   /** Every operation walked: merged parameters, request body, documented responses and their examples. */
   walkedOperations(): WalkedOperation[] {
     return this.operations.map((op) => op.walked);
+  }
+
+  /** Every webhook, in document order. */
+  listWebhooks(): WebhookInfo[] {
+    return this.webhookOperations.map((op) => ({ ...info(op), event: op.event }));
+  }
+
+  /** Payload and header validators of the webhook of `event` (its `POST`). */
+  webhook(event: string): WebhookValidators {
+    let validators = this.webhookValidators.get(event);
+    if (!validators) {
+      const op = this.webhookOperations.find((candidate) => candidate.event === event);
+      if (!op) throw new Error(`the description has no webhook ${event}`);
+      validators = { ...this.compileRequest(op), event };
+      this.webhookValidators.set(event, validators);
+    }
+    return validators;
+  }
+
+  /**
+   * Judges one webhook call as a receiver got it: the body is JSON, its `type` names a documented
+   * webhook, the payload and the headers keep that webhook's schemas, the Content-Type is a
+   * documented one, and, when a secret is given, the signature is right. Every problem is returned,
+   * at most {@link ERROR_LIMIT}; the body is never echoed in them.
+   */
+  validateDelivery(delivery: Delivery, options: DeliveryOptions = {}): DeliveryVerdict {
+    const verdict: DeliveryVerdict = { errors: [] };
+    const add = (found: FieldError[]) => {
+      for (const error of found) if (verdict.errors.length < ERROR_LIMIT) verdict.errors.push(error);
+    };
+    const headers = normalizeHeaders(delivery.headers);
+    let text: string;
+    try {
+      text = typeof delivery.body === "string" ? delivery.body : new TextDecoder("utf-8", { fatal: true }).decode(delivery.body);
+    } catch {
+      add([{ in: "body", path: [], keyword: "json", params: {}, message: "is not UTF-8 text" }]);
+      return verdict;
+    }
+    if (options.secret !== undefined) {
+      if (!this.webhookSignature) throw new Error("the description states no x-webhook-signature: a signature cannot be checked");
+      verdict.signature = checkWebhookSignature(this.webhookSignature, { headers, body: text }, options.secret, { now: options.now ?? this.now, toleranceSeconds: options.toleranceSeconds });
+      if (!verdict.signature.ok) {
+        const { reason, header, message } = verdict.signature;
+        add([{ in: "header", path: [header.toLowerCase()], keyword: "signature", params: { reason }, message }]);
+      }
+    }
+    try {
+      verdict.payload = JSON.parse(text);
+    } catch {
+      add([{ in: "body", path: [], keyword: "json", params: {}, message: "is not JSON" }]);
+      return verdict;
+    }
+    const type = isObject(verdict.payload) ? verdict.payload.type : undefined;
+    const op = this.webhookOperations.find((candidate) => candidate.event === type);
+    if (!op) {
+      const allowedValues = this.webhookOperations.map((candidate) => candidate.event);
+      add([{ in: "body", path: ["type"], keyword: "enum", params: { allowedValues }, message: `must name a documented webhook (${allowedValues.join(", ")})` }]);
+      return verdict;
+    }
+    verdict.event = op.event;
+    verdict.operationId = op.operationId;
+    const documented = (op.walked.requestBody?.media ?? []).map((media) => media.mediaType);
+    if (documented.length > 0 && matchMediaType(headers["content-type"] ?? "", documented) === undefined) {
+      add([{ in: "header", path: ["content-type"], keyword: "mediaType", params: { allowed: documented }, message: `must be ${documented.join(" or ")}` }]);
+    }
+    add(this.webhook(op.event).validate({ path: op.event, query: {}, headers, body: verdict.payload }));
+    return verdict;
   }
 
   /** The operation a concrete request path hits; a template with fewer variables wins. */

@@ -7,26 +7,35 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const require = createRequire(import.meta.url);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
-const example = /```ts\n([\s\S]*?)```/.exec(readFileSync(path.join(packageDir, "README.md"), "utf8"))![1]!;
-// Inside the package, so that the example resolves the package by its own name.
-const file = path.join(packageDir, "test", ".readme-example.mts");
-writeFileSync(file, example);
+const examples = [...readFileSync(path.join(packageDir, "README.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+// Inside the package, so that the examples resolve the package by its own name.
+const files = examples.map((example, i) => {
+  const file = path.join(packageDir, "test", `.readme-example-${i}.mts`);
+  writeFileSync(file, example);
+  return file;
+});
 
 describe("README", () => {
-  afterAll(() => rmSync(file, { force: true }));
+  afterAll(() => files.forEach((file) => rmSync(file, { force: true })));
 
-  it("the example type-checks against the published types", () => {
+  it("has the usage example and the webhook example", () => {
+    expect(examples.length).toBe(2);
+  });
+
+  it("the examples type-check against the published types", () => {
     const tsc = spawnSync(
       process.execPath,
-      [require.resolve("typescript/bin/tsc"), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck", "--types", "node", file],
+      [require.resolve("typescript/bin/tsc"), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck", "--types", "node", ...files],
       { encoding: "utf8" },
     );
     expect(tsc.status, tsc.stdout).toBe(0);
   });
 
-  it("the example prints what its last comment says", () => {
-    const promised = example.trim().split("\n").at(-1)!.replace(/^\/\/ /, "");
-    const printed = execFileSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8", cwd: packageDir });
-    expect(printed.trim()).toBe(promised);
+  examples.forEach((example, i) => {
+    it(`example ${i + 1} prints what its last comment says`, () => {
+      const promised = example.trim().split("\n").at(-1)!.replace(/^\/\/ /, "");
+      const printed = execFileSync(process.execPath, ["--import", "tsx", files[i]!], { encoding: "utf8", cwd: packageDir });
+      expect(printed.trim()).toBe(promised);
+    });
   });
 });

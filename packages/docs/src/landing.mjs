@@ -2,7 +2,7 @@
 // so titles, versions and descriptions never disagree with the reference pages.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { walkOperations } from "@api-contracts/contract-core";
+import { walkOperations, walkWebhooks } from "@api-contracts/contract-core";
 
 /** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
 /** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */
@@ -74,13 +74,15 @@ export function listInProse(names) {
  */
 export function renderLanding({ template, cardTemplate, apis, quickstartDir }) {
   const cards = apis.map(({ api, document, downloads }) => {
-    const operations = walkOperations(document)
-      .map(
+    const operations = [
+      ...walkOperations(document).map(
         (op) =>
           `<li><code>${escapeHtml(`${op.method} ${op.path}`)}</code> ${escapeHtml(op.operation.summary ?? "")}` +
           `${op.operation.deprecated === true ? ' <span class="deprecated">deprecated</span>' : ""}</li>`,
-      )
-      .join("\n          ");
+      ),
+      // The calls the service makes to your endpoint, named by their event.
+      ...walkWebhooks(document).map((webhook) => `<li><code>${escapeHtml(`webhook ${webhook.event}`)}</code> ${escapeHtml(webhook.operation.summary ?? "")}</li>`),
+    ].join("\n          ");
     const links = downloads
       .map((file) => `<a href="${escapeHtml(file)}" download>OpenAPI (${escapeHtml(path.extname(file).slice(1).toUpperCase())})</a>`)
       .join("\n          ");

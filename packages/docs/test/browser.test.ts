@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDocsServer, type DocsServer } from "../server.mjs";
-import { follow, resolvePointer, walkOperations, type WalkedOperation } from "@api-contracts/contract-core";
+import { follow, resolvePointer, walkOperations, walkWebhooks, type WalkedOperation } from "@api-contracts/contract-core";
 import { distDir, loadApis } from "./helpers.js";
 import { planBrowserTests } from "./find-browser.js";
 
@@ -54,10 +54,10 @@ async function showOperation(page: Page, document: any, op: WalkedOperation) {
     await page.getByRole("link", { name: label, exact: true }).first().click();
   }
   await link.click();
-  // A heading's text is the summary, plus a badge on deprecated operations.
+  // A heading's text is the summary, plus a badge on deprecated operations and on webhooks.
   await page
     .locator("main :is(h1, h2, h3)")
-    .filter({ hasText: new RegExp(`^${escapeRegExp(summary)}\\s*(deprecated)?$`, "i") })
+    .filter({ hasText: new RegExp(`^${escapeRegExp(summary)}\\s*(deprecated|webhook)?$`, "i") })
     .first()
     .waitFor({ state: "visible" });
 }
@@ -106,7 +106,7 @@ describe.skipIf("skip" in plan)("the pages in headless Chromium", () => {
   });
 
   it.each(apis.map((entry) => [entry.api.name, entry] as const))(
-    "%s.html shows every operation by its summary, with no console error and no failed request",
+    "%s.html shows every operation and every webhook by its summary, with no console error and no failed request",
     async (name, { document }) => {
       const { page, problems, close } = await openPage(browser, `${docs.url}/${name}.html`);
       try {
@@ -115,6 +115,9 @@ describe.skipIf("skip" in plan)("the pages in headless Chromium", () => {
         const operations = walkOperations(document);
         expect(operations.length).toBeGreaterThan(0);
         for (const op of operations) await showOperation(page, document, op);
+        const webhooks = walkWebhooks(document);
+        expect(webhooks.length).toBeGreaterThan(0);
+        for (const webhook of webhooks) await showOperation(page, document, webhook);
         expect(problems).toEqual([]);
       } finally {
         await close();
@@ -150,6 +153,31 @@ describe.skipIf("skip" in plan)("the pages in headless Chromium", () => {
         await expect.poll(() => page.locator("body").innerText()).toMatch(/"allowed":\s*false/);
       }
       await page.screenshot({ path: path.join(screenshots, `${api.name}-check-examples.png`) });
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("a webhook shows its signature header and offers every named example of its payload", async () => {
+    const { api, document } = apis.find((a) => a.api.name === "webdata")!;
+    const webhook = walkWebhooks(document).find((w) => w.event === "crawl.page")!;
+    const examples = webhook.requestBody!.media[0]!.examples.map((example) => (follow(document, (resolvePointer(document, webhook.requestBody!.media[0]!.pointer) as any).examples[example.name], "").node as { summary: string }).summary);
+    expect(examples).toEqual(["Page scraped", "Page failed"]);
+
+    const { page, problems, close } = await openPage(browser, `${docs.url}/${api.name}.html`);
+    try {
+      await showOperation(page, document, webhook);
+      await expect.poll(() => page.locator("main").innerText()).toContain("X-Firecrawl-Signature");
+      // The payload's picker shows the example it holds, the first one to start with.
+      const picker = page.getByRole("button", { name: "Example" }).filter({ hasText: examples[0]! }).first();
+      await picker.scrollIntoViewIfNeeded();
+      await picker.click();
+      const menu = page.getByRole("menu").filter({ visible: true });
+      await expect.poll(() => menu.getByRole("menuitem").allInnerTexts()).toEqual(examples);
+      await menu.getByRole("menuitem", { name: examples[1]!, exact: true }).click();
+      await expect.poll(() => page.locator("body").innerText()).toMatch(/"error":\s*"Request timed out"/);
+      await page.screenshot({ path: path.join(screenshots, `${api.name}-webhook-examples.png`) });
       expect(problems).toEqual([]);
     } finally {
       await close();

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { apiSummary, escapeHtml, fillTemplate, firstParagraph } from "../src/landing.mjs";
 import { externalResources, inlineRedocImages } from "../src/offline.mjs";
-import { bundleFiles, walkOperations } from "@api-contracts/contract-core";
+import { bundleFiles, walkOperations, walkWebhooks } from "@api-contracts/contract-core";
 import { distDir, loadApis } from "./helpers.js";
 
 const apis = loadApis();
@@ -47,7 +47,7 @@ describe("built pages", () => {
     }
   });
 
-  it("the landing page names each API with its version and summary, links its reference and downloads, and lists its operations", () => {
+  it("the landing page names each API with its version and summary, links its reference and downloads, and lists its operations and webhooks", () => {
     const landing = read("index.html");
     for (const { api, document } of apis) {
       expect(landing).toContain(escapeHtml(document.info.title));
@@ -57,6 +57,9 @@ describe("built pages", () => {
         expect(landing).toContain(`href="${href}"`);
       }
       for (const op of walkOperations(document)) expect(landing).toContain(escapeHtml(op.operation.summary));
+      const webhooks = walkWebhooks(document);
+      expect(webhooks.length).toBeGreaterThan(0);
+      for (const webhook of webhooks) expect(landing).toContain(`<code>webhook ${escapeHtml(webhook.event)}</code> ${escapeHtml(webhook.operation.summary)}`);
       expect(landing).toContain(`http://127.0.0.1:${api.mockPort}`);
       expect(landing).toContain(escapeHtml(`from "${api.client.package}"`));
     }

@@ -1,6 +1,7 @@
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { filesReachedFromExports, installedPackages, installPacked, loadBundle, packedFiles, specExample, type Consumer } from "@api-contracts/dev-tools/testing";
+import { filesReachedFromExports, installedPackages, installPacked, loadBundle, packedFiles, specExample, verifyWebhookWhereUsersAre, type Consumer } from "@api-contracts/dev-tools/testing";
 
 const program = `
 import { createWebdataClient, type CrawlStarted, type TokenUsage } from "@api-contracts/webdata-client";
@@ -18,6 +19,24 @@ const missing = await client.GET("/v2/monitor/{monitorId}", {
 const invalid = await client.POST("/v2/crawl", { body: {} });
 console.log(JSON.stringify({ id: typeof started?.id, tokens: typeof tokens?.remainingTokens, status: missing.response.status, error: missing.error?.error, invalid: invalid.response.status }));
 `;
+
+const PACKAGE = "@api-contracts/webdata-client";
+// A receiver in a fresh project: Firecrawl's own test vector, then the same body tampered with.
+const receiver = `
+import { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent } from "@api-contracts/webdata-client";
+
+const body = '{"success":true,"type":"crawl.page","id":"crawl-123","webhookId":"webhook-123","data":[]}';
+const headers = { "x-firecrawl-signature": "sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40" };
+const event: WebdataWebhookEvent = await verifyWebhook(body, headers, "secret");
+const refused = await verifyWebhook(body.replace("123", "124"), headers, "secret").catch((error: unknown) => error instanceof WebhookVerificationError ? error.reason : "other");
+console.log(JSON.stringify({ type: event.type, refused }));
+`;
+const expected = { type: "crawl.page", refused: "invalid_signature" };
+const webType = "crawl.started";
+const webArguments = () => {
+  const body = '{"success":true,"type":"crawl.started","id":"a","webhookId":"b","data":[]}';
+  return [new TextEncoder().encode(body), new Headers({ "x-firecrawl-signature": `sha256=${createHmac("sha256", "s").update(body).digest("hex")}` }), "s"];
+};
 
 let consumer: Consumer;
 beforeAll(() => {
@@ -45,4 +64,11 @@ it("a fresh project that installs the tarball type-checks a program against it a
   const notFound = specExample(loadBundle("webdata"), "GET", "/v2/monitor/x", "404").body as { error: string };
   // The mock validates requests too: the crawl without url gets the documented 400.
   expect(output).toEqual({ id: "string", tokens: "number", status: 404, error: notFound.error, invalid: 400 });
+}, 120_000);
+
+it("in the installed package, verifyWebhook works from a Node program and bundled for a runtime with only web-standard globals", async () => {
+  const { diagnostics, printed, web } = await verifyWebhookWhereUsersAre(consumer, PACKAGE, receiver, webArguments());
+  expect(diagnostics).toEqual([]);
+  expect(printed).toEqual(expected);
+  expect(web).toMatchObject({ type: webType });
 }, 120_000);

@@ -6,3 +6,7 @@ it("a wrong path, a missing required member or a wrong enum value does not compi
   // Each misuse carries @ts-expect-error: a misuse that compiled would surface as an unused directive.
   expect(compile([fileURLToPath(new URL("./types/misuse.ts", import.meta.url))])).toEqual([]);
 }, 60_000);
+
+it("a verified webhook event narrows by its type, and an event no webhook sends does not compile", () => {
+  expect(compile([fileURLToPath(new URL("./types/webhooks.ts", import.meta.url))])).toEqual([]);
+}, 60_000);

@@ -1,10 +1,11 @@
 // Checks every client package runs the same way: drift of the generated file and the README example.
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { connect, createServer } from "node:net";
 import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { bundlePath, freshTypes, generatedFile, generateTypes } from "../generate.js";
-import { compile, firstTsBlock } from "./typescript.js";
+import { compile, firstTsBlock, tsBlockUnder } from "./typescript.js";
 
 /** The text of `file` (an absolute path) as committed at HEAD, or undefined outside git or when it is not committed. */
 function committed(file: string): string | undefined {
@@ -66,6 +67,65 @@ export async function runReadmeExample(liveOrigin: string, localUrl: string, env
           })
         ).stdout;
     return { diagnostics, stdout };
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** A port nobody listens on at the moment it is asked for. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function accepting(port: number, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the README's server did not listen on port ${port} in time`);
+}
+
+/**
+ * Type-checks the server example in the README section `## <heading>` inside the package, runs it
+ * with `PORT` set to a free port and the given environment, waits until it listens, lets `exercise`
+ * call it at `http://127.0.0.1:<port>`, then stops it. Resolves to the compiler's diagnostics, what
+ * `exercise` returned and what the server printed.
+ */
+export async function runReadmeServer<T>(heading: string, env: Record<string, string>, exercise: (url: string) => Promise<T>, packageDir = process.cwd()): Promise<{ diagnostics: string[]; result?: T; stdout: string }> {
+  const file = path.join(packageDir, ".readme-server.ts");
+  writeFileSync(file, tsBlockUnder(readFileSync(path.join(packageDir, "README.md"), "utf8"), heading));
+  try {
+    const diagnostics = compile([file]);
+    if (diagnostics.length > 0) return { diagnostics, stdout: "" };
+    const port = await freePort();
+    const child = spawn(process.execPath, ["--import", "tsx", file], { cwd: packageDir, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    // "close" comes after the output streams are drained, so nothing printed is lost.
+    const exited = new Promise((resolve) => child.once("close", resolve));
+    try {
+      await accepting(port, Date.now() + 30_000);
+      const result = await exercise(`http://127.0.0.1:${port}`);
+      return { diagnostics, result, stdout };
+    } catch (error) {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${stderr}`);
+    } finally {
+      child.kill();
+      await exited;
+    }
   } finally {
     rmSync(file, { force: true });
   }

@@ -1,8 +1,9 @@
 // Test support every client package uses: local servers, the bundle's examples, the TypeScript
 // compiler, packed installs, the README and generated-file checks, and the shared vitest setup.
-export { startServer, startFlakyServer, sendJson, loadBundle, specExample, type Failure, type Handler, type LocalServer, type RecordedRequest } from "./servers.js";
-export { compile, firstTsBlock } from "./typescript.js";
+export { startServer, startFlakyServer, sendJson, loadBundle, specExample, webhookExamples, type Failure, type Handler, type LocalServer, type RecordedRequest } from "./servers.js";
+export { compile, firstTsBlock, tsBlockUnder } from "./typescript.js";
 export { installPacked, packedFiles, filesReachedFromExports, installedPackages, runtimeClosure, installedPackageDir, type Consumer } from "./consumer.js";
-export { generatedDrift, runReadmeExample, type Drift } from "./checks.js";
+export { generatedDrift, runReadmeExample, runReadmeServer, type Drift } from "./checks.js";
 export { clientTestConfig } from "./vitest-config.js";
 export { mockServerSetup, type StartMockServer } from "./mock-server.js";
+export { failureReason, loadForWebRuntime, verifyWebhookWhereUsersAre } from "./webhooks.js";

@@ -109,3 +109,11 @@ export function specExample(doc: Json, method: string, path: string, status?: st
   if (!example) throw new Error(`${method} ${path} ${code} has no example ${name ?? ""}`);
   return { status: Number(code), body: example.value };
 }
+
+/** Every named example of every webhook payload of a bundle, in document order. */
+export function webhookExamples(doc: Json): Array<{ event: string; name: string; value: unknown }> {
+  return Object.entries<Json>(doc.webhooks ?? {}).flatMap(([event, item]) => {
+    const examples: Json = resolveRef(doc, resolveRef(doc, item).post?.requestBody)?.content?.["application/json"]?.examples ?? {};
+    return Object.entries(examples).map(([name, example]) => ({ event, name, value: resolveRef(doc, example as Json).value as unknown }));
+  });
+}

@@ -33,3 +33,11 @@ export function firstTsBlock(markdown: string): string {
   if (!block) throw new Error("no ```ts block found");
   return block;
 }
+
+/** The first ```ts block in the section of a Markdown text that starts with the heading `## <heading>`. */
+export function tsBlockUnder(markdown: string, heading: string): string {
+  const start = markdown.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`no "## ${heading}" section found`);
+  const end = markdown.indexOf("\n## ", start + 1);
+  return firstTsBlock(markdown.slice(start, end < 0 ? undefined : end));
+}

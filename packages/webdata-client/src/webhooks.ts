@@ -1,0 +1,28 @@
+import { WebhookVerificationError, bodyText, parseWebhookEvent, verifyHmacSha256Hex, type WebhookBody, type WebhookEventOf, type WebhookHeadersInput } from "@api-contracts/client-runtime";
+import { webhookShapes, webhookSignature, type webhooks } from "./generated/webdata.js";
+
+/** The body of every call the service makes to a crawl's or a monitor's webhook, discriminated by `type`. */
+export type WebdataWebhookEvent = WebhookEventOf<webhooks>;
+
+/** One event's payload by its name: `WebdataWebhookEventOf<"crawl.page">`. */
+export type WebdataWebhookEventOf<Type extends WebdataWebhookEvent["type"]> = Extract<WebdataWebhookEvent, { type: Type }>;
+
+export { WebhookVerificationError, type WebhookVerificationReason, type WebhookBody, type WebhookHeadersInput } from "@api-contracts/client-runtime";
+
+/**
+ * Verifies a call the web data service made to your webhook and returns its event. Pass the body
+ * exactly as received (before any JSON parsing), the request's headers and your team's webhook
+ * secret. The `X-Firecrawl-Signature` HMAC-SHA256 is checked with WebCrypto, in constant time; then
+ * the body must be the payload of a documented event.
+ *
+ * Throws {@link WebhookVerificationError} with `reason` `missing_signature`, `invalid_signature` or
+ * `invalid_body`; a missing secret is a `TypeError`.
+ *
+ * @example
+ * const event = await verifyWebhook(await request.text(), request.headers, process.env.FIRECRAWL_WEBHOOK_SECRET!);
+ * if (event.type === "crawl.page" && event.success) console.log(event.data[0]?.markdown);
+ */
+export async function verifyWebhook(body: WebhookBody, headers: WebhookHeadersInput, secret: string): Promise<WebdataWebhookEvent> {
+  await verifyHmacSha256Hex(webhookSignature, body, headers, secret);
+  return parseWebhookEvent<WebdataWebhookEvent>(bodyText(body), webhookShapes);
+}
