@@ -101,6 +101,7 @@ describe("failOpen against a mock that is down", () => {
     ["503", { operation: "checkAccess", status: 503 }, "status 503", {}],
     ["a reset", { operation: "checkAccess", fault: "reset" }, "network error", {}],
     ["a hang", { operation: "checkAccess", fault: "hang" }, "timeout", { timeoutMs: TIMEOUT_MS }],
+    ["a body that trickles in past timeoutMs", { operation: "checkAccess", fault: "slow-body" }, "timeout", { timeoutMs: TIMEOUT_MS }],
   ];
 
   it.each(cases)("on: a check meeting %s is answered locally, allowed, and marked", async (_, rule, cause, options) => {
@@ -116,7 +117,7 @@ describe("failOpen against a mock that is down", () => {
     const url = await mockWith([rule]);
     const outcome = await timed(client(url, options).POST("/v1/balances.check", check));
     if (outcome.error === undefined) expect(outcome.value!.response.status).toBe(503);
-    else expect(outcome.error).toBeInstanceOf(rule.fault === "hang" ? TimeoutError : TypeError);
+    else expect(outcome.error).toBeInstanceOf(rule.fault === "reset" ? TypeError : TimeoutError);
   });
 
   it("never fakes a track or a finalize: their 503 reaches the caller, and their reset too", async () => {
