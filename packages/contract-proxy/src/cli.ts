@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { KnownDifferencesError, listApis, loadKnownDifferences, type KnownDifference } from "@api-contracts/contract-core";
+import { formatCoverage, KnownDifferencesError, listApis, loadKnownDifferences, type KnownDifference } from "@api-contracts/contract-core";
 import { startContractProxy, type ContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 
@@ -15,6 +15,11 @@ Options:
   --port <n>           port to listen on; 0 picks a free one (default: 0)
   --strict             refuse requests and replace answers that break the contract
   --report <file>      append each violation to <file> as one JSON line
+  --coverage <file>    write what the traffic exercised to <file> as one JSON document
+                       (contract-core's coverage.schema.json): per operation, the documented
+                       statuses answered and not, and the request members sent and not (top-
+                       level body members, query and header parameters); written at start and
+                       again when the proxy stops, which also prints its summary
   --known-differences <FILE.json>
                        violations you have accepted: a JSON array of {operation, check, reason,
                        why}, the contract-test kit's format; operation is the operationId, check
@@ -51,6 +56,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: "string", default: "0" },
       strict: { type: "boolean", default: false },
       report: { type: "string" },
+      coverage: { type: "string" },
       "known-differences": { type: "string" },
       help: { type: "boolean", default: false },
     },
@@ -71,20 +77,27 @@ async function main(argv: string[]): Promise<void> {
     port,
     strict: values.strict,
     ...(values.report ? { report: values.report } : {}),
+    ...(values.coverage ? { coverage: values.coverage } : {}),
     ...(knownDifferences ? { knownDifferences } : {}),
     onViolation: (v) => void process.stderr.write(describe(v)),
   });
   process.stdout.write(`${proxy.url}\n`);
   const stop = (): void => {
-    void proxy.close().finally(() => {
+    let code = 0;
+    const closing = proxy.close().catch((error: unknown) => {
+      process.stderr.write(`contract-proxy: ${(error as Error).message}\n`);
+      code = 1;
+    });
+    void closing.finally(() => {
       const { exchanges, violations, known, notJudged } = proxy.counts;
+      for (const line of formatCoverage(proxy.coverage())) process.stdout.write(`${line}\n`);
       process.stdout.write(`${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}\n`);
       if (knownDifferences) {
         const stale = proxy.stale();
         for (const entry of stale) process.stderr.write(describeStale(entry));
         process.stderr.write(`known differences: ${known} violations known, ${stale.length} of ${knownDifferences.length} entries stale\n`);
       }
-      process.exit(0);
+      process.exit(code);
     });
   };
   process.once("SIGINT", stop);

@@ -25,9 +25,11 @@ describe.each(["entitlements", "webdata"] as const)("%s: HTTP probes through the
         try {
           const report = await runContractTests({ service, baseUrl: proxy.url, apiKey: defaultFixtures.api_keys[service], level: "http" });
           const failed = Object.values(report.operations).flatMap((group) => group.checks.filter((check) => !check.passed).map((check) => `${check.operation}/${check.check}: ${check.reason}`));
+          // Neither failures nor warnings: the proxy answers what it cannot parse in the API's shape, in time.
           expect(failed).toEqual([]);
           expect(report.passed).toBe(listChecks(service, "http").length);
-          expect(proxy.counts.exchanges).toBe(forwardable);
+          // The exchanges are the forwardable probes and, after every probe, the kit's plain request that checks the target still answers.
+          expect(proxy.counts.exchanges).toBe(forwardable + listChecks(service, "http").length);
         } finally {
           await proxy.close();
           await upstream.close();

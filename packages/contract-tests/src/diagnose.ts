@@ -34,6 +34,34 @@ function jsonBody(observed: ObservedExchange): { value: unknown } | undefined {
   }
 }
 
+/**
+ * What the run's answers looked like, in counts and a few sampled bodies: all a diagnosis needs,
+ * in memory bounded whatever the number of exchanges.
+ */
+export class AnswerTally {
+  answers = 0;
+  /** Answers that were 404 or not as documented. */
+  off = 0;
+  notFound = 0;
+  /** Off answers whose body is not JSON. */
+  offNotJson = 0;
+  /** JSON bodies of off answers, the first few. */
+  readonly offBodies: unknown[] = [];
+  first: { method: string; path: string; status: number; contentType: string | null } | undefined;
+
+  add(observed: ObservedExchange): void {
+    const { method, path, status, contentType } = observed.exchange;
+    this.answers++;
+    this.first ??= { method, path, status, contentType };
+    if (observed.verdict.ok && status !== 404) return;
+    this.off++;
+    if (status === 404) this.notFound++;
+    const body = jsonBody(observed);
+    if (!body) this.offNotJson++;
+    else if (this.offBodies.length < SAMPLED_BODIES) this.offBodies.push(body.value);
+  }
+}
+
 /** What the root of the base URL serves, when it is a web page: its title, or "" for an untitled one. */
 export type PageTitle = (url: string) => Promise<string | undefined>;
 
@@ -41,8 +69,8 @@ export interface Diagnosis {
   service: string;
   /** The base URL the requests went to (credentials removed). */
   baseUrl: URL;
-  /** Exchanges made through the client during the run. */
-  answers: readonly ObservedExchange[];
+  /** The exchanges made through the client during the run. */
+  tally: AnswerTally;
   /** Looks up the root page's title (one request), only when the answers are not JSON. */
   pageTitle: PageTitle;
 }
@@ -51,12 +79,11 @@ export interface Diagnosis {
  * One line suggesting why most answers are not the API's, or undefined when most are. Looked at in
  * order: a version at the end of the base URL, the other API's error shape, a web page, 404s.
  */
-export async function diagnose({ service, baseUrl, answers, pageTitle }: Diagnosis): Promise<string | undefined> {
-  const off = answers.filter((observed) => !observed.verdict.ok || observed.exchange.status === 404);
-  if (answers.length < FEWEST_ANSWERS || off.length * 2 <= answers.length) return undefined;
+export async function diagnose({ service, baseUrl, tally, pageTitle }: Diagnosis): Promise<string | undefined> {
+  if (tally.answers < FEWEST_ANSWERS || tally.off * 2 <= tally.answers || !tally.first) return undefined;
   const api = getApi(service);
-  const share = `${off.length} of ${answers.length} answers`;
-  const example = answers[0]!.exchange;
+  const share = `${tally.off} of ${tally.answers} answers`;
+  const example = tally.first;
   const base = baseUrl.href.replace(/\/+$/, "");
 
   const version = /\/(v\d+)\/*$/.exec(baseUrl.pathname);
@@ -65,17 +92,18 @@ export async function diagnose({ service, baseUrl, answers, pageTitle }: Diagnos
     return `hint: --base-url ends in /${version[1]}, but the ${api.title}'s paths already carry their version (${example.method} ${example.path}), so requests went to /${version[1]}${example.path}; try --base-url ${trimmed}`;
   }
 
-  const bodies = off.map(jsonBody).filter((body) => body !== undefined).slice(0, SAMPLED_BODIES);
-  const mine = errorShapeOf(service);
-  for (const other of listApis().filter((candidate) => candidate.name !== service)) {
-    const theirs = errorShapeOf(other.name);
-    const matching = bodies.filter((body) => theirs(body.value) && !mine(body.value)).length;
-    if (matching * 2 > bodies.length && bodies.length > 0) {
-      return `hint: ${share} are in the ${other.title}'s error shape: this port seems to serve the ${other.title}, not the ${api.title}; point --base-url at the ${api.title} (its mock listens on ${api.mockPort} by default), or run with --service ${other.name}`;
+  const bodies = tally.offBodies;
+  if (bodies.length > 0) {
+    const mine = errorShapeOf(service);
+    for (const other of listApis().filter((candidate) => candidate.name !== service)) {
+      const theirs = errorShapeOf(other.name);
+      if (bodies.filter((body) => theirs(body) && !mine(body)).length * 2 > bodies.length) {
+        return `hint: ${share} are in the ${other.title}'s error shape: this port seems to serve the ${other.title}, not the ${api.title}; point --base-url at the ${api.title} (its mock listens on ${api.mockPort} by default), or run with --service ${other.name}`;
+      }
     }
   }
 
-  if (bodies.length * 2 < off.length) {
+  if (tally.offNotJson * 2 > tally.off) {
     const title = await pageTitle(base);
     if (title !== undefined) {
       const named = title ? ` ("${title.slice(0, 80)}")` : "";
@@ -84,9 +112,8 @@ export async function diagnose({ service, baseUrl, answers, pageTitle }: Diagnos
     return `hint: ${share} are not JSON (${example.status} ${example.contentType ?? "without a content type"}): --base-url does not seem to serve the ${api.title}`;
   }
 
-  const notFound = off.filter((observed) => observed.exchange.status === 404).length;
-  if (notFound * 2 > off.length) {
-    return `hint: ${notFound} of ${answers.length} answers are 404: no ${api.title} operation seems to be served at these paths (${example.method} ${example.path}); if the API sits under a path prefix, put the prefix in --base-url (${base}/<prefix>)`;
+  if (tally.notFound * 2 > tally.off) {
+    return `hint: ${tally.notFound} of ${tally.answers} answers are 404: no ${api.title} operation seems to be served at these paths (${example.method} ${example.path}); if the API sits under a path prefix, put the prefix in --base-url (${base}/<prefix>)`;
   }
   return `hint: ${share} are not in the ${api.title}'s documented shapes: check that --base-url serves the ${api.title} and that --service ${service} is the right API`;
 }

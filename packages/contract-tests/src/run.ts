@@ -7,7 +7,7 @@ import { webdataChecks } from "./checks/webdata.js";
 import { CheckFailure, SEVERITIES, type Check, type CheckContext, type Level, type Outcome, type Severity } from "./checks/types.js";
 import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
 import { KnownDifferences, loadKnownDifferences, type KnownDifference } from "./known-differences.js";
-import { diagnose } from "./diagnose.js";
+import { AnswerTally, diagnose } from "./diagnose.js";
 import { httpProbes } from "./probes/checks.js";
 import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
 
@@ -252,9 +252,9 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
   const deadlineAt = Date.now() + limits.maxTimeMs;
   const deadline = AbortSignal.timeout(limits.maxTimeMs);
   const coverage = new CoverageRecorder(options.service, contract.doc);
-  const answers: ObservedExchange[] = [];
+  const tally = new AnswerTally();
   const observe = (observed: ObservedExchange) => {
-    answers.push({ ...observed, exchange: { ...observed.exchange, bodyText: observed.exchange.bodyText.slice(0, DIAGNOSED_BODY_CHARS) } });
+    tally.add(observed);
     coverage.record(contract.findOperation(observed.exchange.method, observed.exchange.path)?.operationId, observed.exchange.status, observed.sent);
   };
   const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch, observe });
@@ -268,7 +268,7 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
     report.coverage = coverage.report();
     if (report.failed > 0) {
       const pageTitle = (url: string) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch);
-      const hint = await diagnose({ service: options.service, baseUrl: new URL(baseUrl), answers, pageTitle });
+      const hint = await diagnose({ service: options.service, baseUrl: new URL(baseUrl), tally, pageTitle });
       if (hint) report.hint = redact(hint);
     }
     return report;
@@ -360,9 +360,6 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
   report.generation = { examples: generate, seed, stopped, summary };
   return finish();
 }
-
-/** Answer text kept per exchange for the diagnosis: enough to tell an error shape, bounded whatever the run. */
-const DIAGNOSED_BODY_CHARS = 4096;
 
 /** The title of the web page at `url` ("" for an untitled one), or undefined when it serves none: one request, within the run's limits. */
 async function pageTitleAt(url: string, limits: RunLimits, send: typeof globalThis.fetch): Promise<string | undefined> {

@@ -138,10 +138,19 @@ describe("HTTP probes against correct servers", () => {
     expect(listChecks("webdata", "schema").filter((check) => check.level === "http")).toEqual([]);
   });
 
-  it("the README's table and --help describe every probe", async () => {
+  it("the README's tables and --help describe every probe, and the README's rule for silence and a cut connection is the kit's", async () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    for (const probe of PROBES) expect(readme).toMatch(new RegExp(`^\\| \`${probe.name}\` \\|`, "m"));
-    expect((await runCli(["--help"])).out.join("\n")).toMatch(/http: only the HTTP probes/);
+    const word = (severity: string) => (severity === "failure" ? "fails" : "warns");
+    for (const probe of PROBES) {
+      const rows = readme.split("\n").filter((line) => line.startsWith(`| \`${probe.name}\` |`));
+      expect(rows, probe.name).toHaveLength(2);
+      const [, , , , silent, cut] = rows[1]!.split("|").map((cell) => cell.trim());
+      expect(silent, probe.name).toMatch(new RegExp(`^${word(probe.whenSilent.severity)}`));
+      expect(cut, probe.name).toMatch(new RegExp(`^${word(probe.whenCut.severity)}`));
+    }
+    const help = (await runCli(["--help"])).out.join("\n");
+    expect(help).toMatch(/http: only the HTTP probes/);
+    expect(help).toMatch(/--fail-on +failure \(default\)/);
   });
 
   it("refuses --generate with --level http", async () => {
