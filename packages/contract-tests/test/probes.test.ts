@@ -7,7 +7,7 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerParserErrors, ContractErrors, createEdgeServer, listen, rawHttpAnswer, type Problem } from "@api-contracts/contract-core";
+import { answerParserErrors, ContractErrors, createEdgeServer, listen, parserProblem, rawHttpAnswer, type Problem } from "@api-contracts/contract-core";
 import { startMockServer } from "@api-contracts/mock-server";
 import { listChecks, type Report } from "../src/index.js";
 import { PROBES } from "../src/probes/checks.js";
@@ -29,6 +29,8 @@ interface EdgeFaults {
   serverErrors?: boolean;
   /** The process goes away on the first header value holding a control byte. */
   diesOnControlByte?: boolean;
+  /** After refusing the first header value holding a control byte, nothing is answered any more (connections are still taken). */
+  hangsAfterControlByte?: boolean;
   /** A declared body over the limit cuts the connection instead of answering 413. */
   cutOversized?: boolean;
   /** No request deadline: a stalled body is waited for forever. */
@@ -51,6 +53,7 @@ async function startEdge(service: Service, upstream: string, faults: EdgeFaults 
     return faults.wrongShape ? { status: reply.status, body: { detail: "refused" } } : reply;
   };
   const handler: RequestListener = (req, res) => {
+    if (hanging) return;
     if (Number(req.headers["content-length"] ?? 0) > BODY_LIMIT) {
       if (faults.cutOversized) return void req.socket.destroy();
       const reply = word({ kind: "too-large", limit: BODY_LIMIT });
@@ -60,13 +63,19 @@ async function startEdge(service: Service, upstream: string, faults: EdgeFaults 
     passOn(upstream, req, res).catch(() => res.destroy());
   };
   const deadline = faults.noDeadline ? 0 : REQUEST_DEADLINE_MS;
-  const custom = faults.bunParserErrors || faults.serverErrors || faults.diesOnControlByte;
+  const custom = faults.bunParserErrors || faults.serverErrors || faults.diesOnControlByte || faults.hangsAfterControlByte;
+  let hanging = false;
   const server = faults.lenientParser
     ? createServer({ insecureHTTPParser: true, requestTimeout: deadline, headersTimeout: deadline, connectionsCheckingInterval: 100 }, handler)
     : createEdgeServer({ requestTimeoutMs: deadline, headersTimeoutMs: deadline }, handler, faults.bareParserErrors || custom ? undefined : word);
   if (faults.lenientParser) answerParserErrors(server, word);
   if (custom) {
     server.on("clientError", (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {
+      if (hanging) return;
+      if (faults.hangsAfterControlByte && error.code === "HPE_INVALID_HEADER_TOKEN") {
+        hanging = true;
+        return void socket.end(rawHttpAnswer(errors.reply(parserProblem(error))));
+      }
       if (faults.diesOnControlByte && error.code === "HPE_INVALID_HEADER_TOKEN") {
         server.close();
         server.closeAllConnections();
@@ -172,6 +181,7 @@ describe("HTTP probes against faulty edges (webdata): failures harm clients, war
     why: RegExp;
     /** Checks not run: the target stopped answering. */
     skipped?: string[];
+    args?: string[];
   }
   const cases: EdgeCase[] = [
     {
@@ -191,14 +201,23 @@ describe("HTTP probes against faulty edges (webdata): failures harm clients, war
     { fault: "a connection cut on an oversized Content-Length", faults: { cutOversized: true }, failed: ["startCrawl/http-body-over-limit"], why: /never reads the 413 \(EPIPE or ECONNRESET\)/ },
     { fault: "parser refusals answered 500", faults: { serverErrors: true }, failed: parserProbes, why: /500 to a malformed request/ },
     { fault: "a lenient parser that serves Content-Length with Transfer-Encoding and keeps the connection", faults: { lenientParser: true }, failed: ["startCrawl/http-framing-conflict"], why: /served the next bytes on it as a request: request smuggling \(RFC 9112, section 6\.1\)/ },
-    { fault: "a server that dies on a control byte", faults: { diesOnControlByte: true }, failed: ["startCrawl/http-control-byte"], skipped: all.slice(1), why: /the target stopped answering after this probe/ },
+    { fault: "a server that dies on a control byte", faults: { diesOnControlByte: true }, failed: ["startCrawl/http-control-byte"], skipped: all.slice(1), why: /the target stopped answering after this probe: a new connection then failed \(ECONNREFUSED\)/ },
+    {
+      fault: "a server that hangs after a control byte, still taking connections",
+      faults: { hangsAfterControlByte: true },
+      // Each complete request after it goes unanswered; the body probe, whose silence alone would only warn, finds the target answers nothing at all.
+      failed: ["startCrawl/http-request-line", "startCrawl/http-framing-conflict", "startCrawl/http-header-overflow", "startCrawl/http-body-over-limit"],
+      skipped: all.slice(5),
+      why: /no 400 within 500 ms \(--timeout\): the request was complete, yet unanswered/,
+      args: ["--timeout", "500"],
+    },
   ];
-  for (const { fault, faults, failed = [], warned = [], why, skipped = [] } of cases) {
+  for (const { fault, faults, failed = [], warned = [], why, skipped = [], args = [] } of cases) {
     const verdict = failed.length > 0 ? `fails ${failed.length === 1 ? failed[0] : `${failed.length} probes`}` : `warns on ${warned.length === 1 ? warned[0] : `${warned.length} probes`}, exit 0`;
     it(`${fault}: ${verdict}, each with a reproduction that hides the key`, async () => {
       const edge = await startEdge("webdata", mocks.get("webdata")!.url, faults);
       try {
-        const run = await runProbes(edge.url, "webdata");
+        const run = await runProbes(edge.url, "webdata", args);
         expect(run.failed, run.out.join("\n")).toEqual(failed);
         expect(run.warned, run.out.join("\n")).toEqual(warned);
         expect(run.skipped).toEqual(skipped);

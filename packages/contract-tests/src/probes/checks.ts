@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Contract, OperationRef, Verdict } from "../judge.js";
 import { fail, pass, warn, type Check, type CheckContext, type Outcome, type Severity } from "../checks/types.js";
 import { UnreachableError } from "../http.js";
-import { reproduction, sendRaw, stillAnswers, type Connection, type Piece, type RawAnswer, type WireOutcome } from "./wire.js";
+import { reproduction, sendRaw, stillAccepts, stillAnswers, type Connection, type Piece, type RawAnswer, type WireOutcome } from "./wire.js";
 
 /** What a probe needs to know of one operation. */
 interface ProbedOperation {
@@ -229,8 +229,11 @@ function probeCheck(contract: Contract, probe: Probe, op: ProbedOperation): Chec
       if (ctx.wire.deadline?.aborted) throw new UnreachableError(`${method} ${url.origin}: the run's deadline passed (--max-time) during the ${probe.name} probe`);
       if (outcome.kind === "answer") ctx.coverage?.record(op.ref.operationId, outcome.answer.status);
       const reproduce = ` -- reproduce: ${reproduction(pieces, url, Math.ceil(ctx.wire.timeoutMs / 1000) + 1)}`;
-      // A request that takes the server down harms every client after it.
-      const gone = await stillAnswers(ctx.wire);
+      // A request that takes the server down harms every client after it. A fresh connection tells a
+      // server that went away; where silence would only warn, a plain request also tells one that hangs
+      // (a silent complete request fails anyway, and the probe after it meets the hang).
+      const silenceWarns = outcome.kind === "silent" && probe.whenSilent.severity === "warning";
+      const gone = (await stillAccepts(ctx.wire)) ?? (silenceWarns ? await stillAnswers(ctx.wire) : undefined);
       if (gone) return { ok: false, targetGone: true, reason: `the target stopped answering after this probe: ${gone}${reproduce}` };
       const judged = judgeProbe(probe, op, contract, outcome);
       return judged.ok ? judged : { ...judged, reason: `${judged.reason}${reproduce}` };

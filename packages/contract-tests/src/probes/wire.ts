@@ -193,6 +193,26 @@ export async function sendRaw(target: WireTarget, method: string, pieces: readon
 }
 
 /**
+ * Whether the target still takes connections: undefined when a fresh one is made within the
+ * timeout, else why not. It sends nothing, so that a proxy in front reports and counts nothing.
+ */
+export async function stillAccepts(target: WireTarget): Promise<string | undefined> {
+  const socket = open(target.url);
+  const wait = timeUp(target);
+  try {
+    const verdict = new Promise<string | undefined>((resolve) => {
+      socket.once(target.url.protocol === "https:" ? "secureConnect" : "connect", () => resolve(undefined));
+      socket.on("error", (error: Error & { code?: string }) => resolve(`a new connection then failed (${error.code ?? error.message})`));
+    });
+    const result = await Promise.race([verdict, wait.expired]);
+    return result === "aborted" ? `a new connection was not made within ${target.timeoutMs} ms (--timeout)` : result;
+  } finally {
+    wait.stop();
+    socket.destroy();
+  }
+}
+
+/**
  * Whether the target still answers a plain request on a fresh connection: undefined when it does,
  * else why not. Any HTTP answer counts; a refused connection, a close without an answer or
  * silence within the timeout do not.
