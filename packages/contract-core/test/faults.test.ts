@@ -9,7 +9,7 @@ import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 // @ts-expect-error: a plain script of this package, without types.
-import { renderFaultsType, typeFile } from "../scripts/generate-faults-type.mjs";
+import { renderType, typeFile } from "../scripts/generate-types.mjs";
 import {
   FaultInjector,
   FaultsError,
@@ -59,7 +59,7 @@ describe("faults format: one JSON Schema", () => {
   });
 
   it("src/generated/faults.ts is what the generator makes of the schema (regenerate with npm run generate)", async () => {
-    expect(readFileSync(typeFile, "utf8")).toBe(await renderFaultsType());
+    expect(readFileSync(typeFile("faults"), "utf8")).toBe(await renderType("faults"));
   });
 
   it("fills in defaults: every operation, probability 1, and a name from the rule's position", () => {

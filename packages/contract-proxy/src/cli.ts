@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { FaultsError, KnownDifferencesError, describeFault, listApis, loadFaults, loadKnownDifferences, type FaultsOptions, type KnownDifference } from "@api-contracts/contract-core";
+import { FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, type FaultsOptions, type KnownDifference } from "@api-contracts/contract-core";
 import { startContractProxy, type ContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 
@@ -16,6 +16,11 @@ Options:
   --port <n>           port to listen on; 0 picks a free one (default: 0)
   --strict             refuse requests and replace answers that break the contract
   --report <file>      append each violation to <file> as one JSON line
+  --coverage <file>    write what the traffic exercised to <file> as one JSON document
+                       (contract-core's coverage.schema.json): per operation, the documented
+                       statuses answered and not, and the request members sent and not (top-
+                       level body members, query and header parameters); written at start and
+                       again when the proxy stops, which also prints its summary
   --known-differences <FILE.json>
                        violations you have accepted: a JSON array of {operation, check, reason,
                        why}, the contract-test kit's format; operation is the operationId, check
@@ -60,6 +65,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: "string", default: "0" },
       strict: { type: "boolean", default: false },
       report: { type: "string" },
+      coverage: { type: "string" },
       "known-differences": { type: "string" },
       faults: { type: "string" },
       "faults-seed": { type: "string" },
@@ -92,14 +98,21 @@ async function main(argv: string[]): Promise<void> {
     port,
     strict: values.strict,
     ...(values.report ? { report: values.report } : {}),
+    ...(values.coverage ? { coverage: values.coverage } : {}),
     ...(knownDifferences ? { knownDifferences } : {}),
     ...(faults ? { faults } : {}),
     onViolation: (v) => void process.stderr.write(describe(v)),
   });
   process.stdout.write(`${proxy.url}\n`);
   const stop = (): void => {
-    void proxy.close().finally(() => {
+    let code = 0;
+    const closing = proxy.close().catch((error: unknown) => {
+      process.stderr.write(`contract-proxy: ${(error as Error).message}\n`);
+      code = 1;
+    });
+    void closing.finally(() => {
       const { exchanges, violations, known, notJudged, injected } = proxy.counts;
+      for (const line of formatCoverage(proxy.coverage())) process.stdout.write(`${line}\n`);
       process.stdout.write(
         `${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}${faults ? `, ${injected} injected` : ""}\n`,
       );
@@ -108,7 +121,7 @@ async function main(argv: string[]): Promise<void> {
         for (const entry of stale) process.stderr.write(describeStale(entry));
         process.stderr.write(`known differences: ${known} violations known, ${stale.length} of ${knownDifferences.length} entries stale\n`);
       }
-      process.exit(0);
+      process.exit(code);
     });
   };
   process.once("SIGINT", stop);

@@ -1,8 +1,10 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { Pool, errors, type Dispatcher } from "undici";
+import { writeFileSync } from "node:fs";
 import {
   ContractErrors,
+  CoverageRecorder,
   FaultInjector,
   KnownDifferences,
   createEdgeServer,
@@ -16,12 +18,14 @@ import {
   type FaultsOptions,
   type LingerBounds,
   type ApiName,
+  type Coverage,
   type ErrorReply,
   type KnownDifference,
   type OperationInfo,
   type Problem,
+  type SentRequest,
 } from "@api-contracts/contract-core";
-import { Judge, NotJudged, type ResponsePlan, type RuleError } from "./judge.js";
+import { Judge, NotJudged, queryOf, type ResponsePlan, type RuleError } from "./judge.js";
 import { ReportFile, boundedInjected, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
 
 export interface ContractProxyOptions {
@@ -37,6 +41,8 @@ export interface ContractProxyOptions {
   strict?: boolean;
   /** File that each violation is appended to as one JSON line. */
   report?: string;
+  /** File the coverage of the traffic is written to, as one JSON document (contract-core's coverage format), when the proxy closes. */
+  coverage?: string;
   /** Largest body, in bytes, read and judged in either direction; larger ones pass through unjudged. Default 1 MiB. */
   judgeLimit?: number;
   /** Longest silence allowed from the upstream (before its answer and between its chunks), in milliseconds. Default 30 s. */
@@ -84,6 +90,8 @@ export interface ContractProxy {
   counts: Readonly<ProxyCounts>;
   /** Known differences no violation has matched so far; written to the report as `stale` lines on close. */
   stale(): KnownDifference[];
+  /** What the traffic so far exercised: per operation, the documented statuses answered and the request members sent. */
+  coverage(): Coverage;
   close(): Promise<void>;
 }
 
@@ -129,6 +137,8 @@ interface Exchange {
   unjudged: Array<{ direction: Violation["direction"]; error: RuleError }>;
   /** An injected `slow-body`: the upstream's answer, read whole, is trickled to the client. */
   slowBody?: boolean;
+  /** The query parameters, headers and JSON body the request carried, for the coverage. */
+  sent: SentRequest;
 }
 
 /** The status line and headers of the upstream's answer. */
@@ -252,6 +262,10 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: errors.validators, service: api.name, seed: options.faults.seed ?? 0 }) : undefined;
   const recent: Violation[] = [];
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
+  const coverage = new CoverageRecorder(api.name, errors.validators.document);
+  // Written at once, so that a path that cannot be written fails here and the file always holds a whole report.
+  const writeCoverage = () => options.coverage !== undefined && writeFileSync(options.coverage, `${JSON.stringify(coverage.report(), null, 2)}\n`);
+  writeCoverage();
 
   /** Why each error of a violation is accepted; undefined unless every one of them is. */
   const explained = (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[]): string[] | undefined => {
@@ -294,8 +308,12 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     return judged && !whys ? 1 : 0;
   };
 
-  /** Writes the exchange's report lines; returns its count of violations (known ones excluded), for the header. */
-  const finish = (ex: Exchange, status: number, responseErrors: RuleError[]): number => {
+  /**
+   * Writes the exchange's report lines; returns its count of violations (known ones excluded), for
+   * the header. An answer the proxy made up in the upstream's place covers no status of the upstream's.
+   */
+  const finish = (ex: Exchange, status: number, responseErrors: RuleError[], madeUp = false): number => {
+    coverage.record(ex.operation?.operationId ?? null, madeUp ? 0 : status, ex.sent);
     let count = 0;
     if (ex.requestErrors.length > 0) count += record(ex, status, "request", ex.requestErrors);
     if (responseErrors.length > 0) count += record(ex, status, "response", responseErrors);
@@ -506,7 +524,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     }
     const made = decision.answer;
     if (made) {
-      const count = finish(ex, made.status, []);
+      const count = finish(ex, made.status, [], true);
       res.writeHead(made.status, { ...made.headers, "content-length": String(made.body.length), [VIOLATIONS_HEADER]: String(count) });
       return void res.end(made.body);
     }
@@ -518,6 +536,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     try {
       const verdict = judge.request(ex.operation, ex.method, ex.target, req.headers, bytes, limit);
       ex.requestErrors = verdict.errors;
+      ex.sent.body = verdict.body;
       // A request whose every fault is a known difference is passed on, as in report-only mode.
       if (strict && verdict.problem && !explained(ex, 0, "request", verdict.errors)) return answer(ex, res, verdict.problem);
     } catch (error) {
@@ -535,7 +554,16 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     const origin = originForm(req.url ?? "/");
     const target = origin ?? req.url ?? "/";
     const path = target.split("?")[0]!;
-    const ex: Exchange = { method, target, path, operation: judge.findOperation(method, path), headers: req.headers, requestErrors: [], unjudged: [] };
+    const ex: Exchange = {
+      method,
+      target,
+      path,
+      operation: judge.findOperation(method, path),
+      headers: req.headers,
+      requestErrors: [],
+      unjudged: [],
+      sent: { query: Object.keys(queryOf(target)), headers: Object.keys(req.headers) },
+    };
     if (origin === undefined) {
       const verdict = judge.request(undefined, method, target, req.headers, Buffer.alloc(0), limit);
       ex.requestErrors = verdict.errors;
@@ -563,9 +591,16 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     violations: recent,
     counts,
     stale: () => known?.stale() ?? [],
+    coverage: () => coverage.report(),
     close: () =>
       new Promise<void>((resolve, reject) => {
-        server.close((error) => {
+        server.close((closing) => {
+          let error: Error | undefined = closing;
+          try {
+            writeCoverage();
+          } catch (writing) {
+            error ??= writing as Error;
+          }
           for (const entry of known?.stale() ?? []) {
             const line: StaleLine = { time: new Date().toISOString(), service: api.name, stale: entry };
             report?.write(line);

@@ -1,4 +1,4 @@
-// Generated from schema/faults.schema.json by scripts/generate-faults-type.mjs.
+// Generated from schema/faults.schema.json by scripts/generate-types.mjs.
 // Do not edit: change the schema and run `npm run generate -w @api-contracts/contract-core`
 // (the build does it too).
 
