@@ -226,7 +226,7 @@ export function deliveryDisagreements(crawl, { validators, defaultEvents, secret
 
   for (const [index, delivery] of crawl.deliveries.entries()) {
     // One disagreement per problem, so that a listed one (a member the release does not send) hides
-    // no other; once each, as a schema that applies the envelope in two branches reports it twice.
+    // no other.
     const problems = new Map();
     for (const error of verdicts[index].errors) {
       if (error.keyword === "signature") problems.set(`${error.message} (${error.params.reason})`, "delivery-signature");
