@@ -36,6 +36,21 @@ export {
   type SignatureCheck,
   type SignatureCheckOptions,
 } from "./webhooks.js";
+export {
+  DEFAULT_DELIVERY_LIMITS,
+  WebhookDeliverer,
+  WebhookSequence,
+  jobEventCall,
+  subscribesTo,
+  webhookSubscription,
+  type DeliveryLimits,
+  type DeliveryOutcome,
+  type DeliveryReport,
+  type JobEvent,
+  type WebhookCall,
+  type WebhookDelivererOptions,
+  type WebhookSubscription,
+} from "./deliveries.js";
 export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
 export {
   HTTP_METHODS,
