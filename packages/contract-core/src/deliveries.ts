@@ -31,7 +31,7 @@ export interface WebhookCall {
  * What became of a call: `delivered` (a 2xx answer), `refused` (another status), `failed` (no
  * answer: a URL or header that cannot be sent, a refused connection, a reset), `timed-out`,
  * `dropped` (the pending calls were at `maxPending`) or `cancelled` (taken off its sequence, or
- * the deliverer closed).
+ * cut by the deliverer's `close`).
  */
 export type DeliveryOutcome = "delivered" | "refused" | "failed" | "timed-out" | "dropped" | "cancelled";
 
@@ -172,6 +172,11 @@ export class WebhookDeliverer {
     return this.pendingCount;
   }
 
+  /** How many more calls fit under `maxPending` now (0 once closed). */
+  get room(): number {
+    return this.closed ? 0 : this.limits.maxPending - this.pendingCount;
+  }
+
   /** How many calls ended each way so far. */
   get stats(): Readonly<Record<DeliveryOutcome, number>> {
     return { ...this.counts };
@@ -275,7 +280,7 @@ export class WebhookDeliverer {
         const send = url.protocol === "https:" ? httpsRequest : httpRequest;
         request = send(url, { method: "POST", headers: this.headersOf(call, body), agent: false });
         this.inFlight.add(request);
-        request.on("error", (error: Error & { code?: string }) => end("failed", { error: error.code ?? error.message }));
+        request.on("error", (error: Error & { code?: string }) => end(this.closed ? "cancelled" : "failed", { error: error.code ?? error.message }));
         request.on("response", (response: IncomingMessage) => {
           const status = response.statusCode ?? 0;
           const outcome: DeliveryOutcome = status >= 200 && status < 300 ? "delivered" : "refused";
@@ -314,8 +319,19 @@ const stringRecord = (value: unknown): Record<string, string> => {
   return record;
 };
 
-/** The `default` of each member of the object form of an operation's `webhook` request member. */
+const defaultsSeen = new WeakMap<JsonObject, Map<string, JsonObject>>();
+
+/** The `default` of each member of the object form of an operation's `webhook` request member (read once per document and operation). */
 function webhookDefaults(document: JsonObject, method: string, path: string): JsonObject {
+  let seen = defaultsSeen.get(document);
+  if (!seen) defaultsSeen.set(document, (seen = new Map()));
+  const key = `${method.toUpperCase()} ${path}`;
+  let defaults = seen.get(key);
+  if (!defaults) seen.set(key, (defaults = readWebhookDefaults(document, method, path)));
+  return defaults;
+}
+
+function readWebhookDefaults(document: JsonObject, method: string, path: string): JsonObject {
   const at = (node: unknown, pointer: string): unknown => follow(document, node, pointer).node;
   const operation = resolvePointer(document, `/paths/${escapePointer(path)}/${method.toLowerCase()}`);
   const body = at(isObject(operation) ? operation.requestBody : undefined, "#/requestBody");
