@@ -98,12 +98,34 @@ function asTimeoutError(error: unknown, timeoutMs: number, url: string): unknown
   return isTimeout(error) && !(error instanceof TimeoutError) ? new TimeoutError(timeoutMs, url) : error;
 }
 
-/** Aborts each attempt that takes longer than `timeoutMs` with a {@link TimeoutError}. */
+/** The ways openapi-fetch (and most callers) read an answer's body. */
+const BODY_READERS = ["text", "json", "arrayBuffer", "blob", "bytes", "formData"] as const;
+
+/**
+ * Makes the answer's body readers raise a {@link TimeoutError} when the deadline cuts the body off:
+ * the body is read after the middleware has run, where the platform raises its own DOMException.
+ * The readers of this one answer are replaced in place (a wrapping stream would cost every call
+ * tens of microseconds); `response.body` read as a stream still gets the platform's error.
+ */
+function bodyUnderDeadline(response: Response, timeoutMs: number, url: string): undefined {
+  const readers = response as unknown as Record<string, () => Promise<unknown>>;
+  for (const name of BODY_READERS) {
+    const read = readers[name];
+    if (typeof read !== "function") continue;
+    readers[name] = () => read.call(response).catch((error: unknown) => Promise.reject(asTimeoutError(error, timeoutMs, url)));
+  }
+  return undefined;
+}
+
+/** Aborts each attempt that takes longer than `timeoutMs`, headers and body, with a {@link TimeoutError}. */
 export function timeout(timeoutMs: number): Middleware {
   positive(timeoutMs, "timeoutMs");
   return {
     onRequest({ request }) {
       return withDeadline(request, timeoutMs);
+    },
+    onResponse({ response, request }) {
+      return response.body ? bodyUnderDeadline(response, timeoutMs, request.url) : undefined;
     },
     onError({ error, request }) {
       const converted = asTimeoutError(error, timeoutMs, request.url);
@@ -132,7 +154,7 @@ export const RETAINED_ANSWER_LIMIT = 64 * 1024;
  * after its own attempt's deadline. `held` is false when the answer was longer than
  * {@link RETAINED_ANSWER_LIMIT}: its response then streams what was read and the rest.
  */
-async function settle(response: Response): Promise<{ response: Response; held: boolean }> {
+export async function settle(response: Response): Promise<{ response: Response; held: boolean }> {
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   const reader = response.body?.getReader();
   if (!reader) return { response: new Response(null, init), held: true };

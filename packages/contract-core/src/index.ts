@@ -98,3 +98,16 @@ export {
   parseKnownDifferences,
   type KnownDifference,
 } from "./known-differences.js";
+export * from "./faults/index.js";
+export {
+  CoverageRecorder,
+  coverageSchema,
+  formatCoverage,
+  type Coverage,
+  type CoverageTally,
+  type CoverageTotals,
+  type MemberCoverage,
+  type OperationCoverage,
+  type SentRequest,
+  type StatusCoverage,
+} from "./coverage.js";

@@ -1,5 +1,6 @@
+import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { KnownDifferencesError, listApis, loadKnownDifferences, type KnownDifference } from "@api-contracts/contract-core";
+import { FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, type FaultsOptions, type KnownDifference } from "@api-contracts/contract-core";
 import { startContractProxy, type ContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 
@@ -15,6 +16,11 @@ Options:
   --port <n>           port to listen on; 0 picks a free one (default: 0)
   --strict             refuse requests and replace answers that break the contract
   --report <file>      append each violation to <file> as one JSON line
+  --coverage <file>    write what the traffic exercised to <file> as one JSON document
+                       (contract-core's coverage.schema.json): per operation, the documented
+                       statuses answered and not, and the request members sent and not (top-
+                       level body members, query and header parameters); written at start and
+                       again when the proxy stops, which also prints its summary
   --known-differences <FILE.json>
                        violations you have accepted: a JSON array of {operation, check, reason,
                        why}, the contract-test kit's format; operation is the operationId, check
@@ -23,8 +29,16 @@ Options:
                        A violation whose every error is listed is reported as known, is not
                        counted and is not replaced by --strict; entries that matched nothing are
                        listed as stale when the proxy stops
+  --faults <FILE.json> inject latency and faults in front of the upstream by the rules of the
+                       file (the format of @api-contracts/contract-core/faults.schema.json, as
+                       api-mock --faults takes it); each fired rule is a line on stderr and an
+                       "injected" line of the report; answers it makes up are never judged
+  --faults-seed <n>    seed of the faults' draws, 0 to 4294967295 (default: a random one, printed)
   --help               show this help
 `;
+
+/** Seeds are unsigned 32-bit integers, as the draws' generator takes them. */
+const SEED_MAX = 4294967295;
 
 class UsageError extends Error {}
 
@@ -51,7 +65,10 @@ async function main(argv: string[]): Promise<void> {
       port: { type: "string", default: "0" },
       strict: { type: "boolean", default: false },
       report: { type: "string" },
+      coverage: { type: "string" },
       "known-differences": { type: "string" },
+      faults: { type: "string" },
+      "faults-seed": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -63,6 +80,16 @@ async function main(argv: string[]): Promise<void> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got ${values.port}`);
   const knownDifferences = values["known-differences"] === undefined ? undefined : loadKnownDifferences(values["known-differences"]);
+  const faultsSeed = values["faults-seed"];
+  if (faultsSeed !== undefined && values.faults === undefined) throw new UsageError("--faults-seed only applies with --faults");
+  if (faultsSeed !== undefined && (!/^\d{1,10}$/.test(faultsSeed) || Number(faultsSeed) > SEED_MAX)) throw new UsageError(`--faults-seed must be a whole number from 0 to ${SEED_MAX}, got ${faultsSeed}`);
+  let faults: FaultsOptions | undefined;
+  if (values.faults !== undefined) {
+    const rules = loadFaults(values.faults, [values.service]);
+    const seed = faultsSeed === undefined ? randomInt(SEED_MAX) : Number(faultsSeed);
+    faults = { rules, seed, onFault: (event) => void process.stderr.write(`${describeFault(event)}\n`) };
+    process.stderr.write(`faults: ${rules.length} rule${rules.length === 1 ? "" : "s"} from ${values.faults}, seed ${seed} (--faults-seed ${seed} repeats its draws)\n`);
+  }
 
   const proxy: ContractProxy = await startContractProxy({
     service: values.service,
@@ -71,20 +98,30 @@ async function main(argv: string[]): Promise<void> {
     port,
     strict: values.strict,
     ...(values.report ? { report: values.report } : {}),
+    ...(values.coverage ? { coverage: values.coverage } : {}),
     ...(knownDifferences ? { knownDifferences } : {}),
+    ...(faults ? { faults } : {}),
     onViolation: (v) => void process.stderr.write(describe(v)),
   });
   process.stdout.write(`${proxy.url}\n`);
   const stop = (): void => {
-    void proxy.close().finally(() => {
-      const { exchanges, violations, known, notJudged } = proxy.counts;
-      process.stdout.write(`${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}\n`);
+    let code = 0;
+    const closing = proxy.close().catch((error: unknown) => {
+      process.stderr.write(`contract-proxy: ${(error as Error).message}\n`);
+      code = 1;
+    });
+    void closing.finally(() => {
+      const { exchanges, violations, known, notJudged, injected } = proxy.counts;
+      for (const line of formatCoverage(proxy.coverage())) process.stdout.write(`${line}\n`);
+      process.stdout.write(
+        `${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}${faults ? `, ${injected} injected` : ""}\n`,
+      );
       if (knownDifferences) {
         const stale = proxy.stale();
         for (const entry of stale) process.stderr.write(describeStale(entry));
         process.stderr.write(`known differences: ${known} violations known, ${stale.length} of ${knownDifferences.length} entries stale\n`);
       }
-      process.exit(0);
+      process.exit(code);
     });
   };
   process.once("SIGINT", stop);
@@ -92,7 +129,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof KnownDifferencesError) {
+  if (error instanceof KnownDifferencesError || error instanceof FaultsError) {
     process.stderr.write(`contract-proxy: ${error.message}\n`);
     process.exit(2);
   }

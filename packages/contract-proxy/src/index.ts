@@ -10,6 +10,6 @@ export {
   type ContractProxyOptions,
   type ProxyCounts,
 } from "./proxy.js";
-export { REPORT_LINE_LIMIT, knownReason, type StaleLine, type Violation } from "./report.js";
+export { REPORT_LINE_LIMIT, knownReason, type InjectedLine, type StaleLine, type Violation } from "./report.js";
 export type { KnownDifference } from "@api-contracts/contract-core";
 export type { RuleError } from "./judge.js";

@@ -29,6 +29,8 @@ export interface RuleError {
 export interface RequestVerdict {
   errors: RuleError[];
   problem?: Problem;
+  /** The parsed JSON body, when there was one to judge. */
+  body?: unknown;
 }
 
 /** What the response's status line and headers already tell, and how its body is to be judged. */
@@ -153,7 +155,7 @@ export class Judge {
       body = parsed.value;
     }
     const found = validators.validate({ path, query: queryOf(target), headers: headerValues(headers), body });
-    return found.length === 0 ? { errors: [] } : { errors: ruleErrors(found), problem: { kind: "invalid", errors: found } };
+    return found.length === 0 ? { errors: [], body } : { errors: ruleErrors(found), problem: { kind: "invalid", errors: found }, body };
   }
 
   /** Status and content type of a response, and the judge of its body when one is documented as JSON. */

@@ -1,21 +1,32 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { Pool, errors, type Dispatcher } from "undici";
+import { writeFileSync } from "node:fs";
 import {
   ContractErrors,
+  CoverageRecorder,
+  FaultInjector,
   KnownDifferences,
   createEdgeServer,
+  delayAnswer,
+  endSlowly,
   getApi,
+  hangConnection,
   listen,
+  resetConnection,
+  type FaultDecision,
+  type FaultsOptions,
   type LingerBounds,
   type ApiName,
+  type Coverage,
   type ErrorReply,
   type KnownDifference,
   type OperationInfo,
   type Problem,
+  type SentRequest,
 } from "@api-contracts/contract-core";
-import { Judge, NotJudged, type ResponsePlan, type RuleError } from "./judge.js";
-import { ReportFile, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
+import { Judge, NotJudged, queryOf, type ResponsePlan, type RuleError } from "./judge.js";
+import { ReportFile, boundedInjected, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
 
 export interface ContractProxyOptions {
   /** The API the traffic speaks: `entitlements` or `webdata` (any registered API). */
@@ -30,6 +41,8 @@ export interface ContractProxyOptions {
   strict?: boolean;
   /** File that each violation is appended to as one JSON line. */
   report?: string;
+  /** File the coverage of the traffic is written to, as one JSON document (contract-core's coverage format), when the proxy closes. */
+  coverage?: string;
   /** Largest body, in bytes, read and judged in either direction; larger ones pass through unjudged. Default 1 MiB. */
   judgeLimit?: number;
   /** Longest silence allowed from the upstream (before its answer and between its chunks), in milliseconds. Default 30 s. */
@@ -50,6 +63,12 @@ export interface ContractProxyOptions {
   knownDifferences?: readonly KnownDifference[];
   /** Called with each report line as it is written (already redacted and bounded). */
   onViolation?: (violation: Violation) => void;
+  /**
+   * Latency and faults to inject in front of the upstream (contract-core's faults format): each
+   * fired rule is an `injected` report line; the answers it makes up are not the upstream's and are
+   * never judged as its violations.
+   */
+  faults?: FaultsOptions;
 }
 
 export interface ProxyCounts {
@@ -59,6 +78,8 @@ export interface ProxyCounts {
   known: number;
   /** Bodies larger than the judging limit, passed through unjudged. */
   notJudged: number;
+  /** Exchanges a faults rule fired on. */
+  injected: number;
 }
 
 export interface ContractProxy {
@@ -69,6 +90,8 @@ export interface ContractProxy {
   counts: Readonly<ProxyCounts>;
   /** Known differences no violation has matched so far; written to the report as `stale` lines on close. */
   stale(): KnownDifference[];
+  /** What the traffic so far exercised: per operation, the documented statuses answered and the request members sent. */
+  coverage(): Coverage;
   close(): Promise<void>;
 }
 
@@ -112,6 +135,10 @@ interface Exchange {
   headers: IncomingHttpHeaders;
   requestErrors: RuleError[];
   unjudged: Array<{ direction: Violation["direction"]; error: RuleError }>;
+  /** An injected `slow-body`: the upstream's answer, read whole, is trickled to the client. */
+  slowBody?: boolean;
+  /** The query parameters, headers and JSON body the request carried, for the coverage. */
+  sent: SentRequest;
 }
 
 /** The status line and headers of the upstream's answer. */
@@ -231,9 +258,14 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const judge = new Judge(errors.validators);
   const redact = redactor(api.keyPrefix);
   const report = options.report === undefined ? undefined : new ReportFile(options.report);
-  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0 };
+  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0, injected: 0 };
+  const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: errors.validators, service: api.name, seed: options.faults.seed ?? 0 }) : undefined;
   const recent: Violation[] = [];
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
+  const coverage = new CoverageRecorder(api.name, errors.validators.document);
+  // Written at once, so that a path that cannot be written fails here and the file always holds a whole report.
+  const writeCoverage = () => options.coverage !== undefined && writeFileSync(options.coverage, `${JSON.stringify(coverage.report(), null, 2)}\n`);
+  writeCoverage();
 
   /** Why each error of a violation is accepted; undefined unless every one of them is. */
   const explained = (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[]): string[] | undefined => {
@@ -276,8 +308,12 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     return judged && !whys ? 1 : 0;
   };
 
-  /** Writes the exchange's report lines; returns its count of violations (known ones excluded), for the header. */
-  const finish = (ex: Exchange, status: number, responseErrors: RuleError[]): number => {
+  /**
+   * Writes the exchange's report lines; returns its count of violations (known ones excluded), for
+   * the header. An answer the proxy made up in the upstream's place covers no status of the upstream's.
+   */
+  const finish = (ex: Exchange, status: number, responseErrors: RuleError[], madeUp = false): number => {
+    coverage.record(ex.operation?.operationId ?? null, madeUp ? 0 : status, ex.sent);
     let count = 0;
     if (ex.requestErrors.length > 0) count += record(ex, status, "request", ex.requestErrors);
     if (responseErrors.length > 0) count += record(ex, status, "response", responseErrors);
@@ -365,7 +401,8 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     if (strict && found.length > 0 && !explained(ex, answer.status, "response", found)) return refuseAnswer(ex, res, answer.status, found);
     const count = finish(ex, answer.status, found);
     if (!writeHead(res, answer, count, bytes.length)) return badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
-    res.end(bytes);
+    if (ex.slowBody) endSlowly(res, bytes, requestTimeout);
+    else res.end(bytes);
   };
 
   /** What becomes of the upstream's answer, as undici hands it over: read whole and judged, or streamed through. */
@@ -460,10 +497,46 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     forward(ex, req, res, read, req);
   };
 
+  /** Marks an exchange a rule fired on, in the report and through `onFault`. */
+  const recordInjected = (ex: Exchange, operationId: string, decision: FaultDecision): void => {
+    counts.injected++;
+    const { answer: made, ...what } = decision;
+    const injected = { ...what, ...(made ? { status: made.status } : {}) };
+    const line = boundedInjected({ time: new Date().toISOString(), service: api.name, operationId, method: ex.method, path: ex.path, injected }, (text) => redact(text, secretsOf(ex.headers)));
+    report?.write(line);
+    options.faults?.onFault?.({ service: api.name, operationId, method: line.method, path: line.path, ...injected });
+  };
+
+  /**
+   * Forwards a judged request, or first lets the rule that fires on it act: wait, then reset, hang,
+   * answer in the upstream's place (its documented answer, not judged), or forward and trickle.
+   */
+  const forwardOrInject = async (ex: Exchange, req: IncomingMessage, res: ServerResponse, body: Buffer[]) => {
+    const operationId = ex.operation?.operationId;
+    const decision = operationId === undefined ? undefined : injector?.decide(operationId);
+    if (!decision) return forward(ex, req, res, body, undefined);
+    recordInjected(ex, operationId!, decision);
+    if (!(await delayAnswer(res, decision.latencyMs))) return;
+    if (decision.fault === "reset" || decision.fault === "hang") {
+      // No answer reaches the client: what it sent is reported with status 0.
+      finish(ex, 0, []);
+      return decision.fault === "reset" ? resetConnection(res) : hangConnection(res, requestTimeout);
+    }
+    const made = decision.answer;
+    if (made) {
+      const count = finish(ex, made.status, [], true);
+      res.writeHead(made.status, { ...made.headers, "content-length": String(made.body.length), [VIOLATIONS_HEADER]: String(count) });
+      return void res.end(made.body);
+    }
+    if (decision.fault === "slow-body") ex.slowBody = true;
+    forward(ex, req, res, body, undefined);
+  };
+
   const judged = (ex: Exchange, req: IncomingMessage, res: ServerResponse, bytes: Buffer) => {
     try {
       const verdict = judge.request(ex.operation, ex.method, ex.target, req.headers, bytes, limit);
       ex.requestErrors = verdict.errors;
+      ex.sent.body = verdict.body;
       // A request whose every fault is a known difference is passed on, as in report-only mode.
       if (strict && verdict.problem && !explained(ex, 0, "request", verdict.errors)) return answer(ex, res, verdict.problem);
     } catch (error) {
@@ -471,7 +544,8 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       if (strict) return answer(ex, res, { kind: "bad-request", message: `The request could not be checked: ${reason}` });
       ex.unjudged.push(notJudged("request", reason));
     }
-    forward(ex, req, res, bytes.length > 0 ? [bytes] : [], undefined);
+    // A failure past the wait (the pool closed under it) ends this exchange, never the proxy.
+    forwardOrInject(ex, req, res, bytes.length > 0 ? [bytes] : []).catch(() => res.destroy());
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -480,7 +554,16 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     const origin = originForm(req.url ?? "/");
     const target = origin ?? req.url ?? "/";
     const path = target.split("?")[0]!;
-    const ex: Exchange = { method, target, path, operation: judge.findOperation(method, path), headers: req.headers, requestErrors: [], unjudged: [] };
+    const ex: Exchange = {
+      method,
+      target,
+      path,
+      operation: judge.findOperation(method, path),
+      headers: req.headers,
+      requestErrors: [],
+      unjudged: [],
+      sent: { query: Object.keys(queryOf(target)), headers: Object.keys(req.headers) },
+    };
     if (origin === undefined) {
       const verdict = judge.request(undefined, method, target, req.headers, Buffer.alloc(0), limit);
       ex.requestErrors = verdict.errors;
@@ -508,9 +591,16 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     violations: recent,
     counts,
     stale: () => known?.stale() ?? [],
+    coverage: () => coverage.report(),
     close: () =>
       new Promise<void>((resolve, reject) => {
-        server.close((error) => {
+        server.close((closing) => {
+          let error: Error | undefined = closing;
+          try {
+            writeCoverage();
+          } catch (writing) {
+            error ??= writing as Error;
+          }
           for (const entry of known?.stale() ?? []) {
             const line: StaleLine = { time: new Date().toISOString(), service: api.name, stale: entry };
             report?.write(line);

@@ -23,6 +23,24 @@ export interface Violation {
   known?: string[];
 }
 
+/** A report line for an exchange a faults rule fired on: what the proxy did in the upstream's place. Not a violation. */
+export interface InjectedLine {
+  /** ISO 8601. */
+  time: string;
+  service: string;
+  operationId: string;
+  method: string;
+  /** The request path, without its query. */
+  path: string;
+  injected: {
+    rule: string;
+    latencyMs: number;
+    fault?: "reset" | "hang" | "slow-body";
+    /** The status of the documented answer given in the upstream's place. */
+    status?: number;
+  };
+}
+
 /** The report's last lines, written when the proxy closes: a known difference that no violation matched. */
 export interface StaleLine {
   /** ISO 8601. */
@@ -95,6 +113,11 @@ export function boundedViolation(violation: Violation, redact: (text: string) =>
   return bounded;
 }
 
+/** An injected line with its path redacted and cut to the report's bounds. */
+export function boundedInjected(line: InjectedLine, redact: (text: string) => string): InjectedLine {
+  return { ...line, path: truncate(redact(line.path), PATH_LENGTH), method: truncate(line.method, 20) };
+}
+
 /** Appends report lines to a file as they happen; each write is whole before the answer goes out. */
 export class ReportFile {
   private fd: number | undefined;
@@ -103,7 +126,7 @@ export class ReportFile {
     this.fd = openSync(file, "a");
   }
 
-  write(line: Violation | StaleLine): void {
+  write(line: Violation | StaleLine | InjectedLine): void {
     if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }
 

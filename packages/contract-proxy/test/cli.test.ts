@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { formatCoverage, type Coverage } from "@api-contracts/contract-core";
 import { entitlementsKey, fakeUpstream, postJson, runProxyCommand, type Upstream } from "./support.js";
 
 let upstream: Upstream | undefined;
@@ -10,10 +11,12 @@ afterAll(async () => upstream?.close());
 const run = runProxyCommand;
 
 describe("the contract-proxy command", () => {
-  it("prints its URL first, a line per violation on stderr without the key, and a summary on SIGTERM", async () => {
+  it("prints its URL first, a line per violation on stderr without the key, and the coverage and a summary on SIGTERM", async () => {
     upstream = await fakeUpstream((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ allowed: entitlementsKey })));
-    const report = join(mkdtempSync(join(tmpdir(), "contract-proxy-cli-")), "report.jsonl");
-    const proxy = run(["--service", "entitlements", "--upstream", upstream.url, "--port", "0", "--report", report]);
+    const dir = mkdtempSync(join(tmpdir(), "contract-proxy-cli-"));
+    const report = join(dir, "report.jsonl");
+    const coverageFile = join(dir, "coverage.json");
+    const proxy = run(["--service", "entitlements", "--upstream", upstream.url, "--port", "0", "--report", report, "--coverage", coverageFile]);
     while (!proxy.out().includes("\n")) await once(proxy.child.stdout, "data");
     const url = proxy.out().split("\n")[0]!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -24,7 +27,10 @@ describe("the contract-proxy command", () => {
     proxy.child.kill("SIGTERM");
     const [code] = await once(proxy.child, "exit");
     expect(code).toBe(0);
-    expect(proxy.out()).toBe(`${url}\n2 exchanges, 3 violations\n`);
+    const coverage = JSON.parse(readFileSync(coverageFile, "utf8")) as Coverage;
+    expect(coverage.operations.checkAccess).toMatchObject({ exchanges: 2, statuses: { seen: ["200"] }, members: { sent: ["body/customer_id", "body/feature_id"] } });
+    expect(proxy.out()).toBe(`${url}\n${formatCoverage(coverage).join("\n")}\n2 exchanges, 3 violations\n`);
+    expect(proxy.out()).toContain("coverage: 1 of 5 operations exercised, 1 of ");
     expect(proxy.err()).toMatch(/^violation: POST \/v1\/balances.check 200 checkAccess response: body\/customer_id is required \(and 3 more\)$/m);
     expect(proxy.err()).toMatch(/^violation: POST \/v1\/balances.check 200 checkAccess request: body\/feature_id is required/m);
     const lines = readFileSync(report, "utf8").trim().split("\n");

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
-import { DEFAULT_MAX_TIME_MS, formatResult, formatStale, formatSummary, LEVELS, parseLimit, parseSeed, randomSeed, runContractTests, SERVICES } from "./run.js";
+import { DEFAULT_MAX_TIME_MS, formatClosing, formatResult, formatStale, formatSummary, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed, runContractTests, runFailed, SERVICES } from "./run.js";
 import { junitXml } from "./junit.js";
 import { loadKnownDifferences } from "./known-differences.js";
 import { maskUrl, redactor } from "./secrets.js";
@@ -13,7 +13,7 @@ export const USAGE = `Usage: contract-test --service <entitlements|webdata> --ba
                      [--fixtures <FILE.json>] [--level <schema|behavior|http>] [--report <FILE.json>]
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
                      [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
-                     [--known-differences <FILE.json>]
+                     [--known-differences <FILE.json>] [--fail-on <failure|warning>]
 
   --level             schema (default): every operation through the generated clients;
                       behavior: also the stateful rules (needs --fixtures) and the HTTP probes;
@@ -23,19 +23,30 @@ export const USAGE = `Usage: contract-test --service <entitlements|webdata> --ba
                       constraint, and sequences that follow the description's links
   --seed              seed of the generated requests (default random; printed, so a run can be repeated)
   --junit             also write the results as JUnit XML, one test case per check
-  --known-differences failures you have accepted: a JSON array of {operation, check, reason, why};
-                      a failure of that check whose reason contains \`reason\` is reported KNOWN and
-                      does not fail the run; an entry that matched nothing is reported STALE
+  --known-differences failures and warnings you have accepted: a JSON array of {operation, check,
+                      reason, why}; a failure or warning of that check whose reason contains
+                      \`reason\` is reported KNOWN and does not fail the run; an entry that matched
+                      nothing is reported STALE
+  --fail-on           failure (default): only failures fail the run, where a client that follows
+                      the contract is or could be harmed; warning: warnings fail it too (HTTP
+                      hygiene such as a parser's bare 400, 431 or 505, or no 408 within --timeout)
+  --report            also write the results as JSON, with the coverage and any hint
   --timeout           longest wait for one answer, headers and body (default ${DEFAULT_LIMITS.timeoutMs} ms);
                       a target that does not answer in time counts as unreachable
   --max-time          longest whole run (default ${DEFAULT_MAX_TIME_MS} ms); past it, unreachable
   --max-answer-bytes  most bytes read of one answer (default ${DEFAULT_LIMITS.maxAnswerBytes}); a longer one fails its check
 
+Each check ends PASS, FAIL, WARN (reported; fails the run only with --fail-on warning), KNOWN
+or SKIP; after them come the coverage (documented statuses seen, request members sent), a hint
+when most answers are not the API's, and the totals.
+
 Options may also come from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY,
 CONTRACT_FIXTURES, CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME,
-CONTRACT_MAX_ANSWER_BYTES, CONTRACT_GENERATE and CONTRACT_SEED; a flag wins over its variable. The API key and any password in the
+CONTRACT_MAX_ANSWER_BYTES, CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON and
+CONTRACT_KNOWN_DIFFERENCES; a flag wins over its variable. The API key and any password in the
 base URL are never printed or written.
-Exit status: 0 every check passed, 1 a check failed, 2 bad arguments or unreachable server.`;
+Exit status: 0 no check failed (warnings allowed unless --fail-on warning), 1 a check failed,
+2 bad arguments or unreachable server.`;
 
 export interface CliIo {
   out: (line: string) => void;
@@ -75,6 +86,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         seed: { type: "string" },
         junit: { type: "string" },
         "known-differences": { type: "string" },
+        "fail-on": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -103,6 +115,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   const apiKey = pick("api-key", "CONTRACT_API_KEY");
   try {
     const generate = parseLimit("--generate", pick("generate", "CONTRACT_GENERATE"));
+    const failOn = parseFailOn("--fail-on", pick("fail-on", "CONTRACT_FAIL_ON"));
+    const knownDifferences = pick("known-differences", "CONTRACT_KNOWN_DIFFERENCES");
     const seed = parseSeed(pick("seed", "CONTRACT_SEED")) ?? (generate === undefined ? undefined : randomSeed());
     if (generate !== undefined) io.out(`seed ${seed} (--seed ${seed} repeats this run's generated requests)`);
     let progressShown = false;
@@ -117,7 +131,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       maxAnswerBytes: parseLimit("--max-answer-bytes", pick("max-answer-bytes", "CONTRACT_MAX_ANSWER_BYTES")),
       generate,
       seed,
-      ...(typeof values["known-differences"] === "string" ? { knownDifferences: loadKnownDifferences(values["known-differences"]) } : {}),
+      failOn,
+      ...(knownDifferences ? { knownDifferences: loadKnownDifferences(knownDifferences) } : {}),
       onResult: (result) => {
         if (progressShown) io.progress?.("");
         progressShown = false;
@@ -135,8 +150,9 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     if (typeof values.junit === "string") writeFileSync(values.junit, junitXml(report));
     if (report.generation) io.out(report.generation.summary);
     for (const entry of report.stale ?? []) io.out(formatStale(entry));
+    for (const line of formatClosing(report)) io.out(line);
     io.out(formatSummary(report));
-    return report.failed === 0 ? 0 : 1;
+    return runFailed(report) ? 1 : 0;
   } catch (error) {
     const redact = redactor([apiKey]);
     if (error instanceof UsageError) {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import { createWebdataClient } from "@api-contracts/webdata-client";
+import type { SentRequest } from "@api-contracts/contract-core";
 import type { Contract, Exchange, Service, Verdict } from "./judge.js";
 import { CheckFailure } from "./checks/types.js";
 
@@ -103,6 +104,25 @@ export interface CallerOptions {
   /** Hides secrets in every text the caller hands on (answers echoing the key). */
   redact?: (text: string) => string;
   fetch?: typeof globalThis.fetch;
+  /** Told of every exchange, as sent and as judged (before any redaction): the run's coverage and diagnosis read it. */
+  observe?: (observed: ObservedExchange) => void;
+}
+
+/** One exchange the kit made through a client: what it sent, what came back, and the verdict on it. */
+export interface ObservedExchange {
+  exchange: Exchange;
+  verdict: Verdict;
+  sent: SentRequest;
+}
+
+/** A request body as coverage counts it: its JSON value, or nothing when it is not JSON. */
+function parsedBody(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A made-up credential for the wrong-scheme check: the real key never travels in another scheme. */
@@ -126,7 +146,7 @@ export class Caller {
   }
 
   /** Sends one request within the limits; a stalled or vanished target is an UnreachableError. */
-  private async exchange(request: Request, headers: Headers): Promise<{ response: Response; bytes: Uint8Array<ArrayBuffer> }> {
+  private async exchange(request: Request, headers: Headers, body: string | undefined): Promise<{ response: Response; bytes: Uint8Array<ArrayBuffer> }> {
     const { timeoutMs, maxAnswerBytes } = this.limits;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.deadline ? AbortSignal.any([timeout, this.options.deadline]) : timeout;
@@ -135,10 +155,9 @@ export class Caller {
       this.options.deadline?.aborted
         ? new UnreachableError(`${what}: ${stage} when the run's deadline passed (--max-time)`)
         : new UnreachableError(`${what}: ${stage} within ${timeoutMs} ms (--timeout)`);
-    const hasBody = request.method !== "GET" && request.method !== "HEAD";
     let response: Response;
     try {
-      response = await this.baseFetch(request.url, { method: request.method, headers, body: hasBody ? await request.text() : undefined, signal });
+      response = await this.baseFetch(request.url, { method: request.method, headers, body, signal });
     } catch (error) {
       if (signal.aborted) throw stalled("no answer");
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -156,6 +175,7 @@ export class Caller {
   async call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
     const ref = this.options.contract.operation(operationId);
     let recorded: Exchange | undefined;
+    let sent: SentRequest = {};
     const auth = options.auth ?? "valid";
 
     const recordingFetch = async (request: Request): Promise<Response> => {
@@ -163,8 +183,12 @@ export class Caller {
       if (auth === "none") headers.delete("authorization");
       if (auth === "wrong-scheme") headers.set("authorization", WRONG_SCHEME_CREDENTIAL);
       if (auth === "invalid-key") headers.set("authorization", `Bearer contract-test-unknown-${randomUUID()}`);
-      const { response, bytes } = await this.exchange(request, headers);
+      const sentBody = request.method !== "GET" && request.method !== "HEAD" ? await request.text() : undefined;
+      const { response, bytes } = await this.exchange(request, headers, sentBody);
       const url = new URL(request.url);
+      const headerNames: string[] = [];
+      headers.forEach((_value, name) => headerNames.push(name));
+      sent = { query: [...url.searchParams.keys()], headers: headerNames, body: parsedBody(sentBody) };
       const path = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || "/" : url.pathname;
       recorded = {
         method: request.method,
@@ -194,6 +218,7 @@ export class Caller {
     await send(ref.pathTemplate, init);
     if (!recorded) throw new Error(`${operationId}: the client sent no request`);
     const verdict = this.options.contract.judge(recorded);
+    this.options.observe?.({ exchange: recorded, verdict, sent });
     let body: unknown = verdict.body;
     if (body === undefined) {
       try {

@@ -1,11 +1,13 @@
-import { Caller, DEFAULT_LIMITS, UnreachableError } from "./http.js";
+import { CoverageRecorder, formatCoverage, type Coverage } from "@api-contracts/contract-core";
+import { Caller, DEFAULT_LIMITS, UnreachableError, type ObservedExchange } from "./http.js";
 import { maskUrl, redactor, withoutCredentials } from "./secrets.js";
 import { Contract, loadBundledSpec, type Service } from "./judge.js";
 import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
-import { CheckFailure, type Check, type CheckContext, type Level, type Outcome } from "./checks/types.js";
+import { CheckFailure, SEVERITIES, type Check, type CheckContext, type Level, type Outcome, type Severity } from "./checks/types.js";
 import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
-import { KnownDifferences, type KnownDifference } from "./known-differences.js";
+import { KnownDifferences, loadKnownDifferences, type KnownDifference } from "./known-differences.js";
+import { AnswerTally, diagnose } from "./diagnose.js";
 import { httpProbes } from "./probes/checks.js";
 import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
 
@@ -23,8 +25,10 @@ export interface ContractTestOptions {
   baseUrl: string;
   /** Bearer key; defaults to `fixtures.api_keys[service]`. */
   apiKey?: string;
-  /** Failures the implementer has accepted: reported as known, not failed (see `loadKnownDifferences`). */
+  /** Failures and warnings the implementer has accepted: reported as known (see `loadKnownDifferences`). */
   knownDifferences?: readonly KnownDifference[];
+  /** The least severity that fails the run: `failure` (default), or `warning` to fail on warnings too. */
+  failOn?: Severity;
   /** The fixtures object, or the path of a JSON file holding it. */
   fixtures?: Fixtures | string;
   level?: Level;
@@ -63,7 +67,9 @@ export interface CheckResult {
   level: Level;
   passed: boolean;
   reason: string;
-  /** Not run: generation stopped at the run's deadline before reaching it. */
+  /** How much a check that did not pass matters: a `failure` harms clients, a `warning` is hygiene. */
+  severity?: Severity;
+  /** Not run: generation stopped at the run's deadline before reaching it, or the target stopped answering. */
   skipped?: boolean;
   /** Examples a generated check tried. */
   examples?: number;
@@ -71,14 +77,15 @@ export interface CheckResult {
   reproduce?: Reproduction;
   /** Every distinct failure of a generated check, each with its reduced request. */
   failures?: Failure[];
-  /** A failure the implementer has accepted (--known-differences): why it is accepted. It does not fail the run. */
+  /** A failure or warning the implementer has accepted (--known-differences): why it is accepted. It does not fail the run. */
   known?: string;
 }
 
 export interface OperationReport {
   passed: number;
   failed: number;
-  /** Failures an accepted known difference explains. */
+  warnings?: number;
+  /** Failures and warnings an accepted known difference explains. */
   known?: number;
   checks: CheckResult[];
 }
@@ -90,10 +97,15 @@ export interface Report {
   level: Level;
   limits: RunLimits;
   passed: number;
+  /** Checks that failed: a client that follows the contract is, or could be, harmed. */
   failed: number;
-  /** Generated checks not run because the deadline passed. */
+  /** Checks that ended in a warning: hygiene, reported; they fail the run only with `failOn: "warning"`. */
+  warnings?: number;
+  /** The least severity that fails the run. */
+  failOn: Severity;
+  /** Checks not run: the deadline passed, or the target stopped answering. */
   skipped?: number;
-  /** Failures an accepted known difference explains; they do not count as failed. */
+  /** Failures and warnings an accepted known difference explains; they do not count as failed or warnings. */
   known?: number;
   /** Accepted known differences that no failure matched this run: the difference is gone. */
   stale?: KnownDifference[];
@@ -101,6 +113,22 @@ export interface Report {
   generation?: { examples: number; seed: number; stopped: boolean; summary: string };
   /** Results grouped by operationId, in the order the operations were first checked. */
   operations: Record<string, OperationReport>;
+  /** What the run exercised: per operation, the documented statuses seen and the request members sent. */
+  coverage: Coverage;
+  /** When most answers are not the API's: the likely cause, in one line. */
+  hint?: string;
+}
+
+/** Whether a report fails its run: a failure, or a warning when warnings fail it. */
+export function runFailed(report: Pick<Report, "failed" | "warnings" | "failOn">): boolean {
+  return report.failed > 0 || (report.failOn === "warning" && (report.warnings ?? 0) > 0);
+}
+
+/** The least severity that fails a run, from a flag, a variable or an option; a UsageError for anything else. */
+export function parseFailOn(name: string, value: string | undefined): Severity | undefined {
+  if (value === undefined) return undefined;
+  if (!SEVERITIES.includes(value as Severity)) throw new UsageError(`${name} must be one of ${SEVERITIES.join(", ")} (got ${JSON.stringify(value)})`);
+  return value as Severity;
 }
 
 /** A limit from a flag, a variable or an option: a whole number of at least 1, or a UsageError naming it. */
@@ -113,7 +141,8 @@ export function parseLimit(name: string, value: number | string | undefined): nu
 
 /**
  * Options from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY, CONTRACT_FIXTURES,
- * CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME and CONTRACT_MAX_ANSWER_BYTES, for runs
+ * CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME, CONTRACT_MAX_ANSWER_BYTES,
+ * CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON and CONTRACT_KNOWN_DIFFERENCES, for runs
  * configured by the environment (e.g. inside vitest).
  */
 export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ContractTestOptions {
@@ -130,6 +159,10 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
     timeoutMs: parseLimit("CONTRACT_TIMEOUT", value("CONTRACT_TIMEOUT")),
     maxTimeMs: parseLimit("CONTRACT_MAX_TIME", value("CONTRACT_MAX_TIME")),
     maxAnswerBytes: parseLimit("CONTRACT_MAX_ANSWER_BYTES", value("CONTRACT_MAX_ANSWER_BYTES")),
+    generate: parseLimit("CONTRACT_GENERATE", value("CONTRACT_GENERATE")),
+    seed: parseSeed(value("CONTRACT_SEED")),
+    failOn: parseFailOn("CONTRACT_FAIL_ON", value("CONTRACT_FAIL_ON")),
+    ...(value("CONTRACT_KNOWN_DIFFERENCES") ? { knownDifferences: loadKnownDifferences(value("CONTRACT_KNOWN_DIFFERENCES")!) } : {}),
   };
 }
 
@@ -150,6 +183,7 @@ interface Resolved {
   limits: RunLimits;
   generate: number | undefined;
   seed: number;
+  failOn: Severity;
   redact: (text: string) => string;
 }
 
@@ -191,6 +225,7 @@ function resolveOptions(options: ContractTestOptions): Resolved {
     throw new UsageError(`seed must be a whole number between -2147483647 and 2147483647 (got ${JSON.stringify(options.seed)})`);
   }
   const seed = options.seed ?? randomSeed();
+  const failOn = options.failOn === undefined ? "failure" : parseFailOn("failOn", options.failOn)!;
   const trim = (href: string) => href.replace(/\/+$/, "");
   return {
     level,
@@ -201,6 +236,7 @@ function resolveOptions(options: ContractTestOptions): Resolved {
     limits,
     generate,
     seed,
+    failOn,
     redact: redactor([apiKey, url.password, url.username && !url.password ? url.username : undefined]),
   };
 }
@@ -211,34 +247,45 @@ function resolveOptions(options: ContractTestOptions): Resolved {
  * the timeout, or the run passes its deadline.
  */
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
-  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, redact } = resolveOptions(options);
+  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact } = resolveOptions(options);
   const contract = new Contract(loadBundledSpec(options.service));
   const deadlineAt = Date.now() + limits.maxTimeMs;
   const deadline = AbortSignal.timeout(limits.maxTimeMs);
-  const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch });
-  const ctx: CheckContext = { caller, contract, level, fixtures, wire: { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline } };
-  const report: Report = { service: options.service, baseUrl: shownBaseUrl, level, limits, passed: 0, failed: 0, operations: {} };
+  const coverage = new CoverageRecorder(options.service, contract.doc);
+  const tally = new AnswerTally();
+  const observe = (observed: ObservedExchange) => {
+    tally.add(observed);
+    coverage.record(contract.findOperation(observed.exchange.method, observed.exchange.path)?.operationId, observed.exchange.status, observed.sent);
+  };
+  const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch, observe });
+  const ctx: CheckContext = { caller, contract, level, fixtures, coverage, wire: { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline } };
+  const report = { service: options.service, baseUrl: shownBaseUrl, level, limits, failOn, passed: 0, failed: 0, operations: {} } as Omit<Report, "coverage"> as Report;
   const checks = listChecks(options.service, level, contract);
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
-  const noteStale = () => {
+  const finish = async (): Promise<Report> => {
     const stale = known?.stale() ?? [];
     if (stale.length > 0) report.stale = stale;
+    report.coverage = coverage.report();
+    if (report.failed > 0) {
+      const pageTitle = (url: string) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch);
+      const hint = await diagnose({ service: options.service, baseUrl: new URL(baseUrl), tally, pageTitle });
+      if (hint) report.hint = redact(hint);
+    }
+    return report;
   };
   const record = (result: CheckResult) => {
     const group = (report.operations[result.operation] ??= { passed: 0, failed: 0, checks: [] });
     group.checks.push(result);
+    if (!result.passed && !result.skipped) result.severity ??= "failure";
     const accepted = !result.passed && !result.skipped ? known?.explain(result.operation, result.check, result.reason) : undefined;
     if (accepted) result.known = accepted.why;
-    if (result.skipped) report.skipped = (report.skipped ?? 0) + 1;
-    else if (result.known !== undefined) {
-      group.known = (group.known ?? 0) + 1;
-      report.known = (report.known ?? 0) + 1;
-    } else {
-      group[result.passed ? "passed" : "failed"]++;
-      report[result.passed ? "passed" : "failed"]++;
-    }
+    const tally = result.skipped ? "skipped" : result.known !== undefined ? "known" : result.passed ? "passed" : result.severity === "warning" ? "warnings" : "failed";
+    if (tally !== "skipped") group[tally] = (group[tally] ?? 0) + 1;
+    report[tally] = (report[tally] ?? 0) + 1;
     options.onResult?.(result);
   };
+  const skip = (check: Pick<Check, "operation" | "name" | "what" | "level">, reason: string) =>
+    record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed: false, skipped: true, reason });
 
   const runOne = async (check: Check): Promise<Outcome | UnreachableError> => {
     try {
@@ -251,7 +298,12 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
   // Checks that mostly wait on the server start together when the first of them is reached, and
   // are reported in their place: the run costs one wait, not one per operation.
   const waiting = new Map<Check, Promise<Outcome | UnreachableError>>();
+  let goneAfter: string | undefined;
   for (const [index, check] of checks.entries()) {
+    if (goneAfter) {
+      skip(check, `not run: the target stopped answering after ${goneAfter}`);
+      continue;
+    }
     if (deadline.aborted) throw new UnreachableError(`the run did not finish within ${limits.maxTimeMs} ms (--max-time); ${index} of ${checks.length} checks ran`);
     if (check.waits && !waiting.has(check)) for (const later of checks.slice(index)) if (later.waits) waiting.set(later, runOne(later));
     const outcome = await (waiting.get(check) ?? runOne(check));
@@ -260,21 +312,33 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
       await Promise.allSettled(waiting.values());
       throw new UnreachableError(redact(outcome.message));
     }
-    record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed: outcome.ok, reason: redact(outcome.reason) });
+    record({
+      operation: check.operation,
+      check: check.name,
+      what: check.what,
+      level: check.level,
+      passed: outcome.ok,
+      reason: redact(outcome.reason),
+      ...(outcome.ok ? {} : { severity: outcome.severity ?? "failure" }),
+    });
+    // A check that took the target down fails; what comes after it cannot run.
+    if (outcome.targetGone) goneAfter = `${check.operation} ${check.name}`;
   }
+  await Promise.allSettled(waiting.values());
 
-  if (generate === undefined) {
-    noteStale();
-    return report;
-  }
+  if (generate === undefined) return finish();
   // Generation ends cleanly at the deadline: what ran is reported, the rest is marked skipped.
   const generated = generatedChecks(options.service, contract, { examples: generate, seed, onProgress: options.onProgress });
   let examples = 0;
   let reached = 0;
   for (const check of generated) {
     const base = { operation: check.operation, check: check.name, what: check.what, level: "schema" as const };
+    if (goneAfter) {
+      skip({ ...check, level: "schema" }, `not run: the target stopped answering after ${goneAfter}`);
+      continue;
+    }
     if (deadline.aborted) {
-      record({ ...base, passed: false, skipped: true, reason: "not reached: the run's deadline passed (--max-time)" });
+      skip({ ...check, level: "schema" }, "not reached: the run's deadline passed (--max-time)");
       continue;
     }
     reached++;
@@ -294,13 +358,34 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
     ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${generated.length} generated checks reached, ${examples} examples sent; seed ${seed}`
     : `generation: ${generated.length} checks, ${examples} examples, seed ${seed}`;
   report.generation = { examples: generate, seed, stopped, summary };
-  noteStale();
-  return report;
+  return finish();
+}
+
+/** The title of the web page at `url` ("" for an untitled one), or undefined when it serves none: one request, within the run's limits. */
+async function pageTitleAt(url: string, limits: RunLimits, send: typeof globalThis.fetch): Promise<string | undefined> {
+  try {
+    const response = await send(url, { signal: AbortSignal.timeout(limits.timeoutMs), redirect: "manual" });
+    if (!/^text\/html\b/i.test(response.headers.get("content-type") ?? "")) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const reader = response.body?.getReader();
+    let text = "";
+    while (reader && text.length < Math.min(limits.maxAnswerBytes, 65_536)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader?.cancel();
+    return /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim().replace(/\s+/g, " ") ?? "";
+  } catch {
+    return undefined;
+  }
 }
 
 /** One line per check: status, operation and check name, what was checked, and why it passed or failed. */
 export function formatResult(result: CheckResult): string {
-  const status = result.skipped ? "SKIP" : result.passed ? "PASS" : result.known !== undefined ? "KNOWN" : "FAIL";
+  const status = result.skipped ? "SKIP" : result.passed ? "PASS" : result.known !== undefined ? "KNOWN" : result.severity === "warning" ? "WARN" : "FAIL";
   const accepted = result.known !== undefined ? ` (known difference: ${result.known})` : "";
   const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}${accepted}`;
   if (!result.failures) return line;
@@ -308,8 +393,21 @@ export function formatResult(result: CheckResult): string {
   return [line, ...details].join("\n");
 }
 
-export function formatSummary(report: Pick<Report, "passed" | "failed" | "known">): string {
-  return `${report.passed} passed, ${report.failed} failed${report.known ? `, ${report.known} known` : ""}`;
+export function formatSummary(report: Pick<Report, "passed" | "failed" | "warnings" | "known">): string {
+  const warnings = report.warnings ? `, ${report.warnings} warning${report.warnings === 1 ? "" : "s"}` : "";
+  return `${report.passed} passed, ${report.failed} failed${warnings}${report.known ? `, ${report.known} known` : ""}`;
+}
+
+/**
+ * The lines a terminal shows after the checks, before the totals: the coverage, what fails the
+ * run when warnings do, and the hint when most answers were not the API's.
+ */
+export function formatClosing(report: Report): string[] {
+  const lines = formatCoverage(report.coverage);
+  const warnings = report.warnings ?? 0;
+  if (report.failOn === "warning" && warnings > 0) lines.push(`${warnings} warning${warnings === 1 ? " fails" : "s fail"} this run (--fail-on warning)`);
+  if (report.hint) lines.push(report.hint);
+  return lines;
 }
 
 /** One line per accepted difference that no failure matched this run. */

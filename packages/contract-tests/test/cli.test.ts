@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { optionsFromEnv } from "../src/index.js";
 import { runCli } from "./helpers.js";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -54,6 +55,16 @@ describe("command line: exit status 2 for bad arguments and unreachable servers"
     expect(run.code).toBe(2);
     expect(run.err.join("\n")).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+.*ECONNREFUSED/);
     expect(run.out).toEqual([]);
+  });
+
+  it("optionsFromEnv reads every CONTRACT_* variable the command line reads, and refuses a bad one", () => {
+    const list = path.join(dir, "known.json");
+    writeFileSync(list, JSON.stringify([{ operation: "checkAccess", check: "http-stalled-body", reason: "no 408", why: "a 30 s deadline" }]));
+    const base = { CONTRACT_SERVICE: "entitlements", CONTRACT_BASE_URL: unreachable() };
+    const options = optionsFromEnv({ ...base, CONTRACT_FAIL_ON: "warning", CONTRACT_KNOWN_DIFFERENCES: list, CONTRACT_GENERATE: "7", CONTRACT_SEED: "42" });
+    expect(options).toMatchObject({ failOn: "warning", generate: 7, seed: 42, knownDifferences: [{ check: "http-stalled-body" }] });
+    expect(optionsFromEnv(base).failOn).toBeUndefined();
+    expect(() => optionsFromEnv({ ...base, CONTRACT_FAIL_ON: "error" })).toThrow(/CONTRACT_FAIL_ON must be one of failure, warning/);
   });
 
   it("a flag wins over its environment variable", async () => {

@@ -204,8 +204,10 @@ describe("command line with --generate", () => {
     const run = await runCli(["--service", "webdata", "--base-url", mock.url, "--api-key", "fc-0123456789abcdef0123456789abcdef", "--generate", "5", "--seed", "77", "--junit", junit, "--report", reportFile]);
     expect(run.code, run.out.join("\n")).toBe(0);
     expect(run.out[0]).toBe("seed 77 (--seed 77 repeats this run's generated requests)");
-    expect(run.out.at(-2)).toMatch(/^generation: \d+ checks, \d+ examples, seed 77$/);
-    expect(run.out.filter((line) => !/^(PASS|seed|generation:)/.test(line))).toEqual([run.out.at(-1)]);
+    const closing = run.out.findIndex((line) => line.startsWith("generation:"));
+    expect(run.out[closing]).toMatch(/^generation: \d+ checks, \d+ examples, seed 77$/);
+    expect(run.out[closing + 1]).toMatch(/^coverage: /);
+    expect(run.out.filter((line) => !/^(PASS|seed|generation:|coverage:| {2}\S)/.test(line))).toEqual([run.out.at(-1)]);
     expect(run.err).toEqual([]);
     const xml = readFileSync(junit, "utf8");
     const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;

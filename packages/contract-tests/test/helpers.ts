@@ -47,7 +47,8 @@ export async function forward(upstream: string, req: IncomingMessage): Promise<{
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === "string" && !["host", "content-length", "connection"].includes(name)) headers.set(name, value);
+    // Framing is this hop's own, and a value fetch cannot send (a control byte a lenient parser let through) stays behind.
+    if (typeof value === "string" && !["host", "content-length", "connection", "transfer-encoding"].includes(name) && !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) headers.set(name, value);
   }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   const answer = await fetch(new URL(req.url ?? "/", upstream), { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined });

@@ -1,25 +1,37 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { listChecks, optionsFromEnv, runContractTests, type Report } from "../src/index.js";
 import { runCli } from "./helpers.js";
 
 const SERVICES = ["entitlements", "webdata"] as const;
+const KEY = "fc-0123456789abcdef0123456789abcdef";
+const require = createRequire(import.meta.url);
 let dir: string;
+const mocks = {} as Record<(typeof SERVICES)[number], { url: string; close(): Promise<void> }>;
+let docs: { url: string; close(): Promise<void> };
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "contract-targets-"));
+  for (const service of SERVICES) mocks[service] = await startMockServer({ service });
+  docs = await startDocsServer({ port: 0 });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  for (const mock of Object.values(mocks)) await mock.close();
+  await docs?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe.each(SERVICES)("%s mock server", (service) => {
   let mock: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    mock = await startMockServer({ service });
+  beforeAll(() => {
+    mock = mocks[service];
   });
-  afterAll(() => mock?.close());
 
   it("passes every schema-level check against the spec-faithful mock, one line per check", async () => {
     const reportFile = path.join(dir, `${service}-mock.json`);
@@ -29,9 +41,11 @@ describe.each(SERVICES)("%s mock server", (service) => {
     const checks = listChecks(service, "schema");
     expect(run.passed).toEqual(checks.map((check) => `${check.operation}/${check.name}`));
     expect(run.out.at(-1)).toBe(`${checks.length} passed, 0 failed`);
+    expect(run.out.some((line) => line.startsWith("hint:"))).toBe(false);
 
     const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
-    expect(report).toMatchObject({ service, level: "schema", passed: checks.length, failed: 0 });
+    expect(report).toMatchObject({ service, level: "schema", passed: checks.length, failed: 0, failOn: "failure" });
+    expect(report.hint).toBeUndefined();
     const grouped = Object.entries(report.operations).flatMap(([operation, group]) => group.checks.map((check) => `${operation}/${check.check}`));
     expect(grouped.sort()).toEqual([...run.passed].sort());
   });
@@ -53,5 +67,71 @@ describe.each(SERVICES)("%s mock server", (service) => {
     expect(report.failed).toBe(0);
     const run = await runCli([], env);
     expect(run.code).toBe(0);
+  });
+});
+
+describe("coverage: what a run exercised, in the JSON report, the JUnit file and the summary", () => {
+  it.each(SERVICES)("%s: per operation, the documented statuses seen and not seen and the request members sent, in contract-core's coverage format", async (service) => {
+    const reportFile = path.join(dir, `${service}-coverage.json`);
+    const junitFile = path.join(dir, `${service}-coverage.xml`);
+    const run = await runCli(["--service", service, "--base-url", mocks[service].url, "--api-key", KEY, "--report", reportFile, "--junit", junitFile]);
+    expect(run.code).toBe(0);
+    const { coverage } = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    const schema = JSON.parse(readFileSync(require.resolve("@api-contracts/contract-core/coverage.schema.json"), "utf8")) as object;
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    expect(validate(coverage), JSON.stringify(validate.errors)).toBe(true);
+    expect(coverage.api).toBe(service);
+    // Every operation is exercised at schema level, and answers its success and its 401.
+    expect(coverage.totals.exercised).toBe(coverage.totals.operations);
+    for (const [operationId, op] of Object.entries(coverage.operations)) {
+      expect(op.statuses.seen, operationId).toEqual(expect.arrayContaining([expect.stringMatching(/^2/), "401"]));
+      expect([...op.statuses.seen, ...op.statuses.notSeen].sort(), operationId).toEqual([...new Set([...op.statuses.seen, ...op.statuses.notSeen])].sort());
+      expect(op.statuses.undocumented, operationId).toEqual([]);
+    }
+    const checkOrCrawl = service === "entitlements" ? coverage.operations.checkAccess! : coverage.operations.startCrawl!;
+    expect(checkOrCrawl.members.sent).toEqual(expect.arrayContaining([service === "entitlements" ? "body/customer_id" : "body/url"]));
+    expect(coverage.totals.statuses.covered).toBe(Object.values(coverage.operations).reduce((sum, op) => sum + op.statuses.seen.length, 0));
+
+    // The terminal: a coverage line with the totals before the run's totals.
+    const { totals } = coverage;
+    expect(run.out).toContain(`coverage: ${totals.exercised} of ${totals.operations} operations exercised, ${totals.statuses.covered} of ${totals.statuses.documented} documented statuses seen, ${totals.members.covered} of ${totals.members.documented} request members sent`);
+    // JUnit: each operation's suite carries its coverage as properties.
+    const xml = readFileSync(junitFile, "utf8");
+    const [firstOperation, first] = Object.entries(coverage.operations)[0]!;
+    const suite = new RegExp(`<testsuite name="${service} ${firstOperation}"[^>]*>\\s*<properties>([\\s\\S]*?)</properties>`).exec(xml)?.[1];
+    expect(suite).toContain(`<property name="coverage.statuses.seen" value="${first.statuses.seen.join(" ")}"/>`);
+    expect(suite).toContain(`<property name="coverage.statuses.not-seen" value="${first.statuses.notSeen.join(" ")}"/>`);
+    expect(suite).toContain(`<property name="coverage.members.sent" value="${first.members.sent.join(" ")}"/>`);
+  });
+});
+
+describe("a hint when most answers are not the API's, before the totals and in the report", () => {
+  const hintOf = async (service: string, baseUrl: string) => {
+    const reportFile = path.join(dir, `hint-${Math.random().toString(36).slice(2)}.json`);
+    const run = await runCli(["--service", service, "--base-url", baseUrl, "--api-key", KEY, "--report", reportFile]);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    expect(run.out.at(-2)).toBe(report.hint);
+    return report.hint;
+  };
+
+  it("the port of the other API: its error shape names it", async () => {
+    expect(await hintOf("entitlements", mocks.webdata.url)).toMatch(/^hint: 52 of 52 answers are in the Web Data API's error shape: this port seems to serve the Web Data API, not the Entitlements API; .*--service webdata$/);
+    expect(await hintOf("webdata", mocks.entitlements.url)).toMatch(/are in the Entitlements API's error shape: this port seems to serve the Entitlements API, not the Web Data API/);
+  });
+
+  it("a base URL that ends in the version the API's paths already carry", async () => {
+    expect(await hintOf("entitlements", `${mocks.entitlements.url}/v1`)).toBe(
+      `hint: --base-url ends in /v1, but the Entitlements API's paths already carry their version (POST /v1/balances.check), so requests went to /v1/v1/balances.check; try --base-url ${mocks.entitlements.url}`,
+    );
+    expect(await hintOf("webdata", `${mocks.webdata.url}/v2/`)).toMatch(/^hint: --base-url ends in \/v2, .*try --base-url http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("the docs server: answers that are not JSON from a web page, named by its title", async () => {
+    expect(await hintOf("webdata", docs.url)).toMatch(/^hint: 36 of 36 answers are not JSON, and http:\/\/127\.0\.0\.1:\d+ serves a web page \("API reference: Entitlements API and Web Data API"\): this looks like a web site such as the docs server, not the Web Data API \(its mock listens on 4010 by default\)$/);
+  });
+
+  it("a prefix the base URL lacks: most answers 404", async () => {
+    expect(await hintOf("webdata", `${mocks.webdata.url}/api`)).toMatch(/^hint: 36 of 36 answers are 404: no Web Data API operation seems to be served at these paths .*put the prefix in --base-url/);
   });
 });

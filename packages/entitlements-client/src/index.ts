@@ -1,6 +1,6 @@
 import type { Client, Middleware } from "openapi-fetch";
 import type { components, paths } from "./generated/entitlements.js";
-import { createApiClient, idempotentOrKeyed, isNetworkError, TimeoutError, type CommonClientOptions, type RetrySafety } from "@api-contracts/client-runtime";
+import { createApiClient, idempotentOrKeyed, isNetworkError, settle, TimeoutError, type CommonClientOptions, type RetrySafety } from "@api-contracts/client-runtime";
 
 export type * from "./generated/entitlements.js";
 export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/client-runtime";
@@ -67,6 +67,13 @@ function openAnswer(request: Record<string, unknown>, cause: string): Response {
   });
 }
 
+/** Why a check may be answered locally after this error: a timeout or a network error; otherwise undefined. */
+function openCause(error: unknown): string | undefined {
+  // The platform's own DOMException too: settle() reads the body as a stream.
+  if (error instanceof TimeoutError || (error instanceof Error && error.name === "TimeoutError")) return "timeout";
+  return isNetworkError(error) ? "network error" : undefined;
+}
+
 /** Answers a check with `allowed: true` (status 202, header `x-fail-open`) when the service is down. */
 export function failOpen(): Middleware {
   const checks = new Map<string, Record<string, unknown>>();
@@ -82,14 +89,25 @@ export function failOpen(): Middleware {
     },
     async onResponse({ response, id }) {
       const body = take(id);
-      if (!body || response.status < 500) return undefined;
-      await response.body?.cancel();
-      return openAnswer(body, `status ${response.status}`);
+      if (!body) return undefined;
+      if (response.status >= 500) {
+        await response.body?.cancel();
+        return openAnswer(body, `status ${response.status}`);
+      }
+      // The answer is read here, while a failure to read it can still be answered locally: a body
+      // cut off by the deadline or the connection fails open like a call that got no answer.
+      try {
+        return (await settle(response)).response;
+      } catch (error) {
+        const cause = openCause(error);
+        if (cause === undefined) throw error;
+        return openAnswer(body, cause);
+      }
     },
     onError({ error, id }) {
       const body = take(id);
-      if (!body || !(isNetworkError(error) || error instanceof TimeoutError)) return undefined;
-      return openAnswer(body, error instanceof TimeoutError ? "timeout" : "network error");
+      const cause = openCause(error);
+      return body && cause ? openAnswer(body, cause) : undefined;
     },
   };
 }

@@ -1,5 +1,6 @@
+import { randomInt } from "node:crypto";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { listApis, type ApiDefinition } from "@api-contracts/contract-core";
+import { describeFault, listApis, loadFaults, type ApiDefinition, type FaultsOptions } from "@api-contracts/contract-core";
 import { startApiServer, startTogether } from "./stack.js";
 
 /** The APIs in the order of their default ports, as the command prints them. */
@@ -22,10 +23,29 @@ ${portLines.join("\n")}
   ${"--dynamic".padEnd(width)}generate bodies from the schemas instead of the documented examples
   ${"--seed <n>".padEnd(width)}seed for --dynamic, so that runs repeat
   ${"--stateful".padEnd(width)}serve the stateful reference implementation instead of examples
+  ${"--faults <file>".padEnd(width)}inject latency and faults by the rules of <file>, logging each on stderr
+  ${"".padEnd(width)}(format: @api-contracts/contract-core/faults.schema.json)
+  ${"--faults-seed <n>".padEnd(width)}seed of the faults' draws, 0 to ${SEED_MAX} (default: a random one, printed)
   ${"--help".padEnd(width)}show this help
 
 Per request, the header "Prefer: example=<name>" picks a named example and
-"Prefer: code=<status>" picks a documented status.`;
+"Prefer: code=<status>" picks a documented status; "Prefer: latency=<ms>" (0 to 60000)
+delays the answer and "Prefer: fault=reset|hang|slow-body" resets the connection,
+sends nothing until the client gives up (30 s at most), or trickles the body.
+
+A faults file, for example:
+  {"rules": [{"name": "checks down", "operation": "checkAccess", "probability": 0.1, "status": 503},
+             {"operation": "startCrawl", "probability": 0.05, "fault": "reset"},
+             {"latency": {"median": 40, "p99": 400}}]}`;
+}
+
+/** Seeds are unsigned 32-bit integers, as the draws' generator takes them. */
+const SEED_MAX = 4294967295;
+
+function parseSeed(text: string): number {
+  const seed = Number(text);
+  if (!/^\d{1,10}$/.test(text) || seed > SEED_MAX) throw new Error(`--faults-seed must be a whole number from 0 to ${SEED_MAX}, got '${text}'`);
+  return seed;
 }
 
 function parsePort(text: string | undefined, flag: string, fallback: number): number {
@@ -45,6 +65,8 @@ export async function main(argv: string[], out: (line: string) => void = console
       dynamic: { type: "boolean", default: false },
       seed: { type: "string" },
       stateful: { type: "boolean", default: false },
+      faults: { type: "string" },
+      "faults-seed": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     };
     for (const api of apis) options[`${api.name}-port`] = { type: "string" };
@@ -62,6 +84,17 @@ export async function main(argv: string[], out: (line: string) => void = console
     if (seed !== undefined && !values.dynamic) throw new Error("--seed only applies with --dynamic");
     const chosen = apis.filter((api) => only === undefined || api.name === only);
     const ports = chosen.map((api) => parsePort(text(`${api.name}-port`), `--${api.name}-port`, api.mockPort));
+    const faultsFile = text("faults");
+    const faultsSeed = text("faults-seed");
+    if (faultsSeed !== undefined && faultsFile === undefined) throw new Error("--faults-seed only applies with --faults");
+    if (faultsFile !== undefined && values.stateful) throw new Error("--faults applies to the mocks, not to --stateful");
+    let faults: FaultsOptions | undefined;
+    if (faultsFile !== undefined) {
+      const rules = loadFaults(faultsFile, chosen.map((api) => api.name));
+      const seed = faultsSeed === undefined ? randomInt(SEED_MAX) : parseSeed(faultsSeed);
+      faults = { rules, seed, onFault: (event) => console.error(describeFault(event)) };
+      console.error(`faults: ${rules.length} rule${rules.length === 1 ? "" : "s"} from ${faultsFile}, seed ${seed} (--faults-seed ${seed} repeats its draws)`);
+    }
     const stack = await startTogether(
       chosen.map((api, i) => ({
         name: api.name,
@@ -73,6 +106,7 @@ export async function main(argv: string[], out: (line: string) => void = console
             dynamic: values.dynamic === true,
             stateful: values.stateful === true,
             ...(seed !== undefined ? { seed } : {}),
+            ...(faults ? { faults } : {}),
           }),
       })),
     );

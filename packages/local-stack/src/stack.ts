@@ -1,4 +1,4 @@
-import { getApi, listApis, type ApiName } from "@api-contracts/contract-core";
+import { getApi, listApis, type ApiName, type FaultsOptions } from "@api-contracts/contract-core";
 import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { startReferenceServer } from "@api-contracts/reference-server";
@@ -19,19 +19,25 @@ export interface ApiServerOptions {
   /** With examples: generate bodies from the schemas instead. */
   dynamic?: boolean;
   seed?: number | string;
+  /** Mocks only: latency and faults to inject (rules of contract-core's faults format, a seed, a log). */
+  faults?: FaultsOptions;
 }
 
 /** Serves one API: its mock, or with `stateful` the reference implementation, on the same port. */
 export function startApiServer(options: ApiServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? getApi(options.api).mockPort;
-  if (options.stateful) return startReferenceServer({ service: options.api as "entitlements" | "webdata", host, port });
+  if (options.stateful) {
+    if (options.faults) return Promise.reject(new TypeError("faults are injected by the mocks, not by the stateful reference implementation"));
+    return startReferenceServer({ service: options.api as "entitlements" | "webdata", host, port });
+  }
   return startMockServer({
     service: options.api,
     host,
     port,
     dynamic: options.dynamic ?? false,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.faults ? { faults: options.faults } : {}),
   });
 }
 

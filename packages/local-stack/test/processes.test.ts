@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { startApiServer, startLocalStack } from "../src/index.js";
@@ -11,8 +14,8 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-/** Starts the command and resolves with the URLs it prints, once it has printed `count` of them. */
-function launch(args: string[], count: number): Promise<{ child: ChildProcess; urls: string[] }> {
+/** Starts the command and resolves with the URLs it prints, once it has printed `count` of them; `stderr()` is what it logged so far. */
+function launch(args: string[], count: number): Promise<{ child: ChildProcess; urls: string[]; stderr: () => string }> {
   const child = spawn(process.execPath, ["bin/api-mock.js", ...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -21,7 +24,7 @@ function launch(args: string[], count: number): Promise<{ child: ChildProcess; u
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const urls = out.match(/http:\/\/[^\s]+/g) ?? [];
-      if (urls.length >= count) resolve({ child, urls });
+      if (urls.length >= count) resolve({ child, urls, stderr: () => err });
     });
     child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.once("exit", (code) => reject(new Error(`exited with ${code} before listening: ${err}`)));
@@ -50,7 +53,7 @@ describe("api-mock command", () => {
   it("--help prints the usage with every option and exits 0", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
-    for (const flag of ["--host", "--webdata-port", "--entitlements-port", "--only", "--dynamic", "--seed", "--stateful"]) expect(stdout).toContain(flag);
+    for (const flag of ["--host", "--webdata-port", "--entitlements-port", "--only", "--dynamic", "--seed", "--stateful", "--faults", "--faults-seed", "latency=", "fault="]) expect(stdout).toContain(flag);
   });
 
   it("an unknown flag, a bad port or an unknown API exits 2 with a message", async () => {
@@ -131,5 +134,76 @@ describe("startLocalStack", () => {
     } finally {
       await taken.close();
     }
+  });
+});
+
+describe("api-mock --faults", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "api-mock-faults-"));
+  const fileWith = (content: unknown) => {
+    const file = path.join(dir, `faults-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
+    return file;
+  };
+
+  it("a faults file that is not one exits 2 naming the offending rule; so do a bad seed and a seed without a file", async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [["--faults", fileWith({ rules: [{ fault: "reset" }, { name: "typo", operation: "checkAcess", status: 503 }] })], /rule 2 \("typo"\) names "checkAcess", which is not an operation/],
+      [["--faults", fileWith({ rules: [{ latency: 5 }, { latency: 5 }, { fault: "hang", status: 503 }] })], /rule 3 has both fault and status/],
+      [["--faults", fileWith({ rules: [{ status: 402 }] })], /rule 1 answers 402, which .* do not document/],
+      [["--faults", fileWith("{ rules: [] }")], /is not JSON/],
+      [["--faults", path.join(dir, "absent.json")], /cannot be read/],
+      [["--faults", fileWith({ rules: [{ fault: "reset" }] }), "--faults-seed", "1.5"], /--faults-seed must be a whole number from 0 to 4294967295/],
+      [["--faults-seed", "7"], /--faults-seed only applies with --faults/],
+      [["--faults", fileWith({ rules: [{ fault: "reset" }] }), "--stateful"], /--faults applies to the mocks, not to --stateful/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, stderr } = await run([...args, "--webdata-port", "0", "--entitlements-port", "0"]);
+      expect(code, args.join(" ")).toBe(2);
+      expect(stderr).toMatch(message);
+    }
+  });
+
+  /** The outcomes of 40 checks against `api-mock --faults <file> --faults-seed <seed>`, and what it logged. */
+  async function outcomesWith(file: string, seed: string): Promise<{ outcomes: string[]; log: string }> {
+    const { child, urls, stderr } = await launch(["--only", "entitlements", "--entitlements-port", "0", "--faults", file, "--faults-seed", seed], 1);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      outcomes.push(
+        await balanceCheck(urls[0]!).then(
+          (reply) => `${reply.status}${reply.headers.get("retry-after") ? ` retry-after ${reply.headers.get("retry-after")}` : ""}`,
+          () => "network error",
+        ),
+      );
+    }
+    child.kill("SIGTERM");
+    await once(child, "exit");
+    return { outcomes, log: stderr() };
+  }
+
+  it("the same --faults-seed gives the same sequence of faults; each fired rule is logged with the request", async () => {
+    const file = fileWith({ rules: [{ name: "checks down", operation: "checkAccess", probability: 0.25, status: 503 }, { name: "checks reset", probability: 0.2, fault: "reset" }] });
+    const first = await outcomesWith(file, "11");
+    const again = await outcomesWith(file, "11");
+    const other = await outcomesWith(file, "12");
+    expect(again.outcomes).toEqual(first.outcomes);
+    expect(other.outcomes).not.toEqual(first.outcomes);
+    expect(new Set(first.outcomes)).toEqual(new Set(["200", "503 retry-after 1", "network error"]));
+    expect(first.log).toContain(`faults: 2 rules from ${file}, seed 11 (--faults-seed 11 repeats its draws)`);
+    const logged = first.log.split("\n").filter((line) => line.startsWith("fault: "));
+    expect(logged.filter((line) => line === 'fault: entitlements checkAccess POST /v1/balances.check: rule "checks down": status 503')).toHaveLength(
+      first.outcomes.filter((o) => o.startsWith("503")).length,
+    );
+    expect(logged.filter((line) => line.endsWith('rule "checks reset": reset'))).toHaveLength(first.outcomes.filter((o) => o === "network error").length);
+  });
+
+  it("the faults file shown by --help is served as it is printed", async () => {
+    const { stdout } = await run(["--help"]);
+    const example = /A faults file, for example:\n([\s\S]+)$/.exec(stdout.trim())?.[1];
+    expect(example).toBeDefined();
+    const { child, urls, stderr } = await launch(["--faults", fileWith(example!), "--faults-seed", "1", "--webdata-port", "0", "--entitlements-port", "0"], 2);
+    expect(stderr()).toMatch(/faults: 3 rules from .*, seed 1/);
+    expect([200, 503]).toContain((await balanceCheck(urls[1]!)).status);
+    child.kill("SIGTERM");
+    await once(child, "exit");
   });
 });

@@ -1,5 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HTTP_METHODS, createEdgeServer, listen, type ErrorReply, type LingerBounds, type Problem } from "@api-contracts/contract-core";
+import {
+  FaultInjector,
+  HTTP_METHODS,
+  createEdgeServer,
+  delayAnswer,
+  endSlowly,
+  hangConnection,
+  listen,
+  resetConnection,
+  sendInjected,
+  type ErrorReply,
+  type FaultDecision,
+  type FaultsOptions,
+  type LingerBounds,
+  type Problem,
+} from "@api-contracts/contract-core";
 import { parsePrefer } from "./prefer.js";
 import {
   loadPrism,
@@ -33,6 +48,8 @@ export interface MockServerOptions {
   requestTimeout?: number;
   /** How long and how much a closing connection reads of what its client still sends. Default 64 MiB, 5 s. */
   linger?: LingerBounds;
+  /** Latency and faults to inject, by rule; requests can also ask for them with `Prefer: latency=`, `fault=`. */
+  faults?: FaultsOptions;
 }
 
 export interface RunningServer {
@@ -213,7 +230,13 @@ function routeProblem(api: ApiDescription, error: Error, method: string, path: s
   return { kind: "internal" };
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown): void {
+/** How an answer goes out: at once, or (an injected `slow-body`) trickled until the deadline. */
+type Delivery = { slowWithin?: number };
+
+/** The operationId Prism read from the description (its own hash where there is none). */
+const operationIdOf = (operation: PrismOperation): string => operation.iid ?? operation.id;
+
+function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown, delivery: Delivery = {}): void {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && value !== null && name.toLowerCase() !== "content-length") out[name] = String(value);
@@ -225,7 +248,9 @@ function send(res: ServerResponse, status: number, headers: Record<string, unkno
   if (!Object.keys(out).some((h) => h.toLowerCase() === "content-type")) out["content-type"] = "application/json";
   const text = typeof body === "string" && !/json/i.test(String(out["content-type"] ?? out["Content-type"])) ? body : JSON.stringify(body);
   out["content-length"] = String(Buffer.byteLength(text));
-  res.writeHead(status, out).end(text);
+  res.writeHead(status, out);
+  if (delivery.slowWithin === undefined) res.end(text);
+  else endSlowly(res, Buffer.from(text), delivery.slowWithin);
 }
 
 /** Builds the request handler of one API's mock. */
@@ -238,13 +263,21 @@ async function createMockHandler(options: MockServerOptions) {
   };
   const route = createRoute();
   const serve = createAnswer(api, base);
-  const answer = (input: PrismRequest, body: BodyState): Either<Error, PrismResponse> => {
-    const routed = route({ resources: api.operations, input });
-    return routed._tag === "Left" ? routed : serve(routed.right, input, body);
+  const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: api.errors.validators, service: options.service, seed: options.faults.seed ?? 0 }) : undefined;
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+  /** What a request asked for with `Prefer: latency=, fault=`, or else the rule that fires on it. */
+  const faultFor = (operationId: string, prefer: string | undefined): FaultDecision | undefined => {
+    const preference = prefer === undefined ? {} : parsePrefer(prefer);
+    // A malformed Prefer header injects nothing: the request is refused with the API's 400 instead.
+    if (typeof preference === "string") return undefined;
+    if (preference.latency !== undefined || preference.fault !== undefined) {
+      return { rule: "Prefer", latencyMs: preference.latency ?? 0, ...(preference.fault ? { fault: preference.fault } : {}) };
+    }
+    return injector?.decide(operationId);
   };
-  const answerError = (res: ServerResponse, operation: OperationKey | undefined, problem: Problem) => {
+  const answerError = (res: ServerResponse, operation: OperationKey | undefined, problem: Problem, delivery?: Delivery) => {
     const answer = api.errors.reply(problem, operation);
-    send(res, answer.status, {}, answer.body);
+    send(res, answer.status, {}, answer.body, delivery);
   };
 
   /** The documented answer to a request the HTTP parser refused, as raw bytes. */
@@ -284,12 +317,26 @@ async function createMockHandler(options: MockServerOptions) {
         }
       }
       const input: PrismRequest = { method: method.toLowerCase(), url: { path, query }, headers, body };
-      const result = answer(input, state);
+      const routed = route({ resources: api.operations, input });
+      const delivery: Delivery = {};
+      const operationId = routed._tag === "Right" ? operationIdOf(routed.right) : undefined;
+      // Faults fall on requests routed to an operation, before they are checked, as an outage would.
+      const fault = operationId === undefined ? undefined : faultFor(operationId, headers.prefer);
+      if (operationId !== undefined && fault) {
+        const { answer: injected, ...event } = fault;
+        options.faults?.onFault?.({ service: options.service, operationId, method, path, ...event, ...(injected ? { status: injected.status } : {}) });
+        if (!(await delayAnswer(res, fault.latencyMs))) return;
+        if (fault.fault === "reset") return resetConnection(res);
+        if (fault.fault === "hang") return hangConnection(res, requestTimeout);
+        if (injected) return sendInjected(res, injected);
+        if (fault.fault === "slow-body") delivery.slowWithin = requestTimeout;
+      }
+      const result = routed._tag === "Left" ? routed : serve(routed.right, input, state);
       if (result._tag === "Right") {
         const output = result.right;
-        send(res, output.statusCode, output.headers ?? {}, output.body);
+        send(res, output.statusCode, output.headers ?? {}, output.body, delivery);
       } else if (result.left instanceof Refusal) {
-        answerError(res, result.left.operation, result.left.problem);
+        answerError(res, result.left.operation, result.left.problem, delivery);
       } else {
         answerError(res, undefined, routeProblem(api, result.left, method, path));
       }

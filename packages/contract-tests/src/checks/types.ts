@@ -1,3 +1,4 @@
+import type { CoverageRecorder } from "@api-contracts/contract-core";
 import type { Caller, CallResult } from "../http.js";
 import type { Contract } from "../judge.js";
 import type { Fixtures } from "../fixtures.js";
@@ -6,9 +7,20 @@ import type { WireTarget } from "../probes/wire.js";
 /** `schema` and `behavior` speak through the generated clients; `http` sends raw bytes (behaviour level runs it too). */
 export type Level = "schema" | "behavior" | "http";
 
+/**
+ * A failure: a client that follows the contract is, or could be, harmed (exit 1). A warning:
+ * hygiene no conforming client can see or be harmed by (reported; exit 0 unless --fail-on warning).
+ */
+export type Severity = "failure" | "warning";
+export const SEVERITIES: readonly Severity[] = ["failure", "warning"];
+
 export interface Outcome {
   ok: boolean;
   reason: string;
+  /** How much a miss matters; a miss without one is a failure. */
+  severity?: Severity;
+  /** The target stopped answering after this check: the checks after it cannot run. */
+  targetGone?: boolean;
 }
 
 export interface CheckContext {
@@ -18,6 +30,8 @@ export interface CheckContext {
   fixtures: Fixtures | undefined;
   /** Where raw requests go (the probes of the http level). */
   wire: WireTarget;
+  /** What the run exercised; checks that send without the client (the probes) count their answers here. */
+  coverage?: CoverageRecorder;
 }
 
 /** One named check of one operation. `name` is stable: reports and tests refer to it. */
@@ -39,6 +53,10 @@ export function pass(reason: string): Outcome {
 
 export function fail(reason: string): Outcome {
   return { ok: false, reason };
+}
+
+export function warn(reason: string): Outcome {
+  return { ok: false, reason, severity: "warning" };
 }
 
 /** Thrown inside a check to stop it with a failure; the runner turns it into the check's outcome. */

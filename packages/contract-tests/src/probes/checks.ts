@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Contract, OperationRef } from "../judge.js";
-import { fail, pass, type Check, type CheckContext, type Outcome } from "../checks/types.js";
+import type { Contract, OperationRef, Verdict } from "../judge.js";
+import { fail, pass, warn, type Check, type CheckContext, type Outcome, type Severity } from "../checks/types.js";
 import { UnreachableError } from "../http.js";
-import { reproduction, sendRaw, type Piece, type WireOutcome } from "./wire.js";
+import { reproduction, sendRaw, stillAccepts, stillAnswers, type Connection, type Piece, type RawAnswer, type WireOutcome } from "./wire.js";
 
 /** What a probe needs to know of one operation. */
 interface ProbedOperation {
@@ -11,6 +11,13 @@ interface ProbedOperation {
   path: string;
   hasBody: boolean;
   documented: string[];
+}
+
+/** What a probe's outcome means for clients: a failure harms them, a warning is hygiene. */
+export interface Judgement {
+  severity: Severity;
+  /** Why, in words a reader can act on. */
+  reason: string;
 }
 
 /** One request that `fetch` will not send, and what the contract expects in return. */
@@ -24,12 +31,31 @@ export interface Probe {
   mayServe: boolean;
   /** Whether the server must close the connection after answering, whatever it answered. */
   mustClose?: boolean;
+  /** The body never arrives whole: the request stays unfinished, and the connection after an answer may wait for the rest. */
+  unfinished?: boolean;
+  /** A status a parser answers this request with that is no harm, though the contract does not document it (505 for a broken version). */
+  parserStatus?: number;
   /** Only for operations that take a request body. */
   needsBody?: boolean;
   /** Mostly waiting on the server: run beside the other waiting probes. */
   waits?: boolean;
+  /** Nothing came back within --timeout. */
+  whenSilent: Judgement;
+  /** The server closed or reset the connection without answering. */
+  whenCut: Judgement;
   request(op: ProbedOperation, url: URL): Piece[];
 }
+
+/** A complete request left unanswered: a client waits for its own timeout, and the server holds a connection for nothing. */
+const SILENT_ON_COMPLETE: Judgement = {
+  severity: "failure",
+  reason: "the request was complete, yet unanswered: a client waits on it until its own timeout",
+};
+/** A request no conforming client can send, closed without an answer: the client learns nothing, and loses nothing it could have had. */
+const CUT_MALFORMED: Judgement = {
+  severity: "warning",
+  reason: "the connection was closed without an answer; no conforming client sends this request, but a 400 in the API's error shape would tell a broken one why",
+};
 
 /** A header section larger than this is refused by every common server (node: 16 KiB, nginx: 8 KiB lines). */
 const HEADER_OVERFLOW_BYTES = 64 * 1024 + 1024;
@@ -58,6 +84,8 @@ export const PROBES: readonly Probe[] = [
     sends: "a header value holding a control byte (0x01)",
     refusal: 400,
     mayServe: true,
+    whenSilent: SILENT_ON_COMPLETE,
+    whenCut: CUT_MALFORMED,
     request: (op, url) => wellFormed(op, url, requestLine(op, url), [{ text: "X-Contract-Probe: a\u0001b\r\n" }]),
   },
   {
@@ -65,6 +93,9 @@ export const PROBES: readonly Probe[] = [
     sends: "a request line with a word after the HTTP version",
     refusal: 400,
     mayServe: false,
+    parserStatus: 505,
+    whenSilent: SILENT_ON_COMPLETE,
+    whenCut: CUT_MALFORMED,
     request: (op, url) => wellFormed(op, url, requestLine(op, url, "HTTP/1.1 x")),
   },
   {
@@ -74,6 +105,8 @@ export const PROBES: readonly Probe[] = [
     mayServe: true,
     mustClose: true,
     needsBody: true,
+    whenSilent: SILENT_ON_COMPLETE,
+    whenCut: CUT_MALFORMED,
     request: (op, url) => withBody(op, url, "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n"),
   },
   {
@@ -81,6 +114,8 @@ export const PROBES: readonly Probe[] = [
     sends: `a header section of over 64 KiB (one ${HEADER_OVERFLOW_BYTES}-byte header)`,
     refusal: 400,
     mayServe: true,
+    whenSilent: SILENT_ON_COMPLETE,
+    whenCut: CUT_MALFORMED,
     request: (op, url) => wellFormed(op, url, requestLine(op, url), [{ text: "X-Contract-Probe-Padding: " }, { fill: "a", count: HEADER_OVERFLOW_BYTES }, { text: "\r\n" }]),
   },
   {
@@ -88,7 +123,16 @@ export const PROBES: readonly Probe[] = [
     sends: `\`Content-Length: ${OVER_LIMIT_BYTES}\` (1 GiB) and the first two bytes of the body`,
     refusal: 413,
     mayServe: false,
+    unfinished: true,
     needsBody: true,
+    whenSilent: {
+      severity: "warning",
+      reason: "no early 413: the server waits for the body before refusing it, which costs a client sending a large body its upload, not its answer",
+    },
+    whenCut: {
+      severity: "failure",
+      reason: "the connection was cut instead of answering: a client still sending its body never reads the 413 (EPIPE or ECONNRESET), and cannot tell a body too large from a network fault",
+    },
     request: (op, url) => withBody(op, url, `Content-Length: ${OVER_LIMIT_BYTES}\r\n`, '{"'),
   },
   {
@@ -96,8 +140,17 @@ export const PROBES: readonly Probe[] = [
     sends: `\`Content-Length: ${STALLED_LENGTH}\`, two bytes of the body, then nothing`,
     refusal: 408,
     mayServe: false,
+    unfinished: true,
     needsBody: true,
     waits: true,
+    whenSilent: {
+      severity: "warning",
+      reason: "the server's request deadline is longer than --timeout, or it has none (rerun with a --timeout above its deadline to tell which)",
+    },
+    whenCut: {
+      severity: "warning",
+      reason: "the connection was closed without a 408; the client had stopped sending, and a 408 would tell it the request may be retried",
+    },
     request: (op, url) => withBody(op, url, `Content-Length: ${STALLED_LENGTH}\r\n`, '{"'),
   },
 ];
@@ -111,23 +164,53 @@ function probedOperation(contract: Contract, ref: OperationRef): ProbedOperation
   };
 }
 
-/** Judges what one probe got back: a documented answer within the timeout, then a connection closed or usable. */
-function judgeProbe(probe: Probe, op: ProbedOperation, contract: Contract, outcome: WireOutcome): Outcome {
-  if (outcome.kind !== "answer") {
-    // Only the server's own deadline ends a stalled request: say which bound was too short.
-    const hint = probe.waits && outcome.why.includes("--timeout") ? " (a server whose request deadline is longer than --timeout fails this too: rerun with --timeout above it)" : "";
-    return fail(`expected a documented ${probe.refusal} in the API's error shape, got ${outcome.why}${hint}`);
+/** What the status and body of a probe's answer mean: the refusal expected, a documented service, harm (failure) or hygiene (warning). */
+function judgeStatus(probe: Probe, answer: RawAnswer, verdict: Verdict): Outcome {
+  const { status } = answer;
+  const request = probe.unfinished ? "an unfinished request" : "a malformed request";
+  if (status >= 500 && status !== probe.parserStatus) {
+    return fail(`${status} to ${request}: a 5xx tells clients and their retries that the server failed, not the request${verdict.ok ? "" : ` (${verdict.reason})`}`);
   }
+  if (status >= 200 && status < 300) {
+    if (!probe.mayServe) return fail(`${status} to ${request}: the server acted on a request no client sent whole and well formed`);
+    return verdict.ok ? pass(`served as a well-formed request: ${verdict.reason}`) : fail(`served as a well-formed request, but the answer breaks the contract: ${verdict.reason}`);
+  }
+  if (status === probe.refusal && verdict.ok) return pass(`refused: ${verdict.reason}`);
+  if (probe.mayServe && verdict.ok) return pass(`served as a well-formed request: ${verdict.reason}`);
+  const early = probe.refusal === 413 && status === 408 ? "no early 413: the server waited for the body, then " : "";
+  const which = status === probe.refusal ? verdict.reason : `expected ${probe.refusal}, got ${verdict.ok ? `a documented ${status}` : verdict.reason}`;
+  return warn(`${early}${which}; no conforming client sends this request, and the answer is still a refusal`);
+}
+
+/** What the connection did after the answer; undefined when that is as it should be. */
+function judgeConnection(probe: Probe, connection: Connection): string | undefined {
+  if (connection === "broken") return "what followed on the connection is not HTTP";
+  if (probe.unfinished) {
+    // The rest of the body is still due: a connection waiting for it is as it should be.
+    if (connection === "reusable") return "the connection stayed open and served the next bytes as a new request: the rest of a client's body would be read as requests";
+    return undefined;
+  }
+  if (connection === "hanging") return "the connection then stayed open without answering another request: a client that reuses it waits forever";
+  if (probe.mustClose && connection === "reusable") return "the connection stayed open and served the next bytes on it as a request: request smuggling (RFC 9112, section 6.1), where a request framed two ways must close its connection";
+  return undefined;
+}
+
+/** Judges what one probe got back: an answer within the timeout, then a connection closed or usable. */
+function judgeProbe(probe: Probe, op: ProbedOperation, contract: Contract, outcome: Exclude<WireOutcome, { kind: "unreachable" }>): Outcome {
+  if (outcome.kind === "silent" || outcome.kind === "cut") {
+    const judged = outcome.kind === "silent" ? probe.whenSilent : probe.whenCut;
+    const what = outcome.kind === "silent" ? `no ${probe.refusal} within ${outcome.why.replace(/^nothing within /, "")}` : outcome.why;
+    return { ok: false, severity: judged.severity, reason: `${what}: ${judged.reason}` };
+  }
+  if (outcome.kind === "unfinished-answer") return fail(`${outcome.why}: an answer that never ends holds the client reading it`);
   const { answer, connection } = outcome;
   const verdict = contract.judge({ method: op.ref.method.toUpperCase(), path: op.path, status: answer.status, contentType: answer.contentType, bodyText: answer.bodyText });
-  const refused = answer.status === probe.refusal;
-  if (!refused && !probe.mayServe) return fail(`expected ${probe.refusal} in the API's error shape, got ${answer.status}${verdict.ok ? "" : ` (${verdict.reason})`}`);
-  if (!verdict.ok) return fail(refused ? verdict.reason : `neither refused with ${probe.refusal} nor answered as documented: ${verdict.reason}`);
-  if (connection === "hanging") return fail(`${answer.status} as documented, but the connection then stayed open without answering another request`);
-  if (connection === "broken") return fail(`${answer.status} as documented, but what followed on the connection is not HTTP`);
-  if (probe.mustClose && connection !== "closed") return fail(`${answer.status} as documented, but the connection stayed open: after a request framed two ways it must close (RFC 9112, section 6.1)`);
-  const how = refused ? `refused: ${verdict.reason}` : `served as a well-formed request: ${verdict.reason}`;
-  return pass(`${how}; the connection was then ${connection === "closed" ? "closed" : "still usable"}`);
+  const judged = judgeStatus(probe, answer, verdict);
+  const broken = judgeConnection(probe, connection);
+  if (broken) return fail(judged.ok ? `${answer.status}, but ${broken}` : `${judged.reason}; and ${broken}`);
+  if (!judged.ok) return judged;
+  const after = connection === "closed" ? "closed" : connection === "reusable" ? "still usable" : "left waiting for the rest of the body";
+  return pass(`${judged.reason}; the connection was then ${after}`);
 }
 
 function probeCheck(contract: Contract, probe: Probe, op: ProbedOperation): Check {
@@ -140,11 +223,20 @@ function probeCheck(contract: Contract, probe: Probe, op: ProbedOperation): Chec
     async run(ctx: CheckContext): Promise<Outcome> {
       const url = ctx.wire.url;
       const pieces = probe.request(op, url);
-      const outcome = await sendRaw(ctx.wire, op.ref.method.toUpperCase(), pieces);
-      if (outcome.kind === "unreachable") throw new UnreachableError(`${op.ref.method.toUpperCase()} ${url.origin}: ${outcome.why}`);
+      const method = op.ref.method.toUpperCase();
+      const outcome = await sendRaw(ctx.wire, method, pieces);
+      if (outcome.kind === "unreachable") throw new UnreachableError(`${method} ${url.origin}: ${outcome.why}`);
+      if (ctx.wire.deadline?.aborted) throw new UnreachableError(`${method} ${url.origin}: the run's deadline passed (--max-time) during the ${probe.name} probe`);
+      if (outcome.kind === "answer") ctx.coverage?.record(op.ref.operationId, outcome.answer.status);
+      const reproduce = ` -- reproduce: ${reproduction(pieces, url, Math.ceil(ctx.wire.timeoutMs / 1000) + 1)}`;
+      // A request that takes the server down harms every client after it. A fresh connection tells a
+      // server that went away; where silence would only warn, a plain request also tells one that hangs
+      // (a silent complete request fails anyway, and the probe after it meets the hang).
+      const silenceWarns = outcome.kind === "silent" && probe.whenSilent.severity === "warning";
+      const gone = (await stillAccepts(ctx.wire)) ?? (silenceWarns ? await stillAnswers(ctx.wire) : undefined);
+      if (gone) return { ok: false, targetGone: true, reason: `the target stopped answering after this probe: ${gone}${reproduce}` };
       const judged = judgeProbe(probe, op, contract, outcome);
-      if (judged.ok) return judged;
-      return fail(`${judged.reason} -- reproduce: ${reproduction(pieces, url, Math.ceil(ctx.wire.timeoutMs / 1000) + 1)}`);
+      return judged.ok ? judged : { ...judged, reason: `${judged.reason}${reproduce}` };
     },
   };
 }

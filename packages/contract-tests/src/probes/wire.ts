@@ -28,9 +28,17 @@ export interface RawAnswer {
   bodyText: string;
 }
 
+/** How the connection stood after an answer: closed by the server, still serving, open and silent, or carrying what is not HTTP. */
+export type Connection = "closed" | "reusable" | "hanging" | "broken";
+
 export type WireOutcome =
-  | { kind: "answer"; answer: RawAnswer; connection: "closed" | "reusable" | "hanging" | "broken" }
-  | { kind: "no-answer"; why: string }
+  | { kind: "answer"; answer: RawAnswer; connection: Connection }
+  /** Nothing came back within the timeout (or before the run's deadline). */
+  | { kind: "silent"; why: string }
+  /** The server closed or reset the connection without answering. */
+  | { kind: "cut"; why: string }
+  /** An answer began but never ended within the bounds: it broke off, stalled, or outgrew --max-answer-bytes. */
+  | { kind: "unfinished-answer"; why: string }
   /** The connection could not be made at all: the target is unreachable, not at fault. */
   | { kind: "unreachable"; why: string };
 
@@ -138,24 +146,29 @@ export async function sendRaw(target: WireTarget, method: string, pieces: readon
   socket.on("error", () => {});
   const wait = timeUp(target);
   const stoppedBy = () => (target.deadline?.aborted ? "the run's deadline passed (--max-time)" : `nothing within ${target.timeoutMs} ms (--timeout)`);
+  let began = false;
   try {
     const { view, detach } = readingView(socket);
     const request = new ClientRequest({ createConnection: () => view, method, path: "/", headers: {}, setHost: false });
-    const answered = new Promise<RawAnswer | string>((resolve) => {
-      request.on("error", (error: Error & { code?: string }) => resolve(`the connection ended without a complete answer (${error.code ?? error.message})`));
+    const answered = new Promise<RawAnswer | WireOutcome>((resolve) => {
+      request.on("error", (error: Error & { code?: string }) => {
+        const why = `the connection ended without an answer (${error.code ?? error.message})`;
+        resolve(connected ? { kind: "cut", why } : { kind: "unreachable", why });
+      });
       request.on("response", (response) => {
+        began = true;
         const chunks: Buffer[] = [];
         let size = 0;
         response.on("data", (chunk: Buffer) => {
           size += chunk.length;
           if (size > target.maxAnswerBytes) {
-            resolve(`the answer is longer than ${target.maxAnswerBytes} bytes (--max-answer-bytes)`);
+            resolve({ kind: "unfinished-answer", why: `a ${response.statusCode} answer longer than ${target.maxAnswerBytes} bytes (--max-answer-bytes)` });
             socket.destroy();
             return;
           }
           chunks.push(chunk);
         });
-        response.on("error", (error: Error & { code?: string }) => resolve(`the answer broke off (${error.code ?? error.message})`));
+        response.on("error", (error: Error & { code?: string }) => resolve({ kind: "unfinished-answer", why: `a ${response.statusCode} answer that broke off (${error.code ?? error.message})` }));
         response.on("end", () =>
           resolve({
             status: response.statusCode ?? 0,
@@ -170,8 +183,8 @@ export async function sendRaw(target: WireTarget, method: string, pieces: readon
     socket.write(rawBytes(pieces, target.apiKey));
     const first = await Promise.race([answered, wait.expired]);
     detach();
-    if (first === "aborted") return { kind: "no-answer", why: stoppedBy() };
-    if (typeof first === "string") return connected ? { kind: "no-answer", why: first } : { kind: "unreachable", why: first };
+    if (first === "aborted") return began ? { kind: "unfinished-answer", why: `an answer that did not end: ${stoppedBy()} after its head` } : { kind: "silent", why: stoppedBy() };
+    if ("kind" in first) return first;
     return { kind: "answer", answer: first, connection: await afterAnswer(socket, target) };
   } finally {
     wait.stop();
@@ -179,8 +192,56 @@ export async function sendRaw(target: WireTarget, method: string, pieces: readon
   }
 }
 
+/**
+ * Whether the target still takes connections: undefined when a fresh one is made within the
+ * timeout, else why not. It sends nothing, so that a proxy in front reports and counts nothing.
+ */
+export async function stillAccepts(target: WireTarget): Promise<string | undefined> {
+  const socket = open(target.url);
+  const wait = timeUp(target);
+  try {
+    const verdict = new Promise<string | undefined>((resolve) => {
+      socket.once(target.url.protocol === "https:" ? "secureConnect" : "connect", () => resolve(undefined));
+      socket.on("error", (error: Error & { code?: string }) => resolve(`a new connection then failed (${error.code ?? error.message})`));
+    });
+    const result = await Promise.race([verdict, wait.expired]);
+    return result === "aborted" ? `a new connection was not made within ${target.timeoutMs} ms (--timeout)` : result;
+  } finally {
+    wait.stop();
+    socket.destroy();
+  }
+}
+
+/**
+ * Whether the target still answers a plain request on a fresh connection: undefined when it does,
+ * else why not. Any HTTP answer counts; a refused connection, a close without an answer or
+ * silence within the timeout do not.
+ */
+export async function stillAnswers(target: WireTarget): Promise<string | undefined> {
+  const socket = open(target.url);
+  socket.on("error", () => {});
+  const wait = timeUp(target);
+  try {
+    const verdict = new Promise<string | undefined>((resolve) => {
+      let seen = "";
+      socket.on("data", (chunk: Buffer) => {
+        seen += chunk.toString("latin1", 0, Math.min(chunk.length, 16));
+        if (seen.length >= 12) resolve(/^HTTP\/1\.[01] \d{3}/.test(seen) ? undefined : "what came back is not HTTP");
+      });
+      socket.on("error", (error: Error & { code?: string }) => resolve(`a plain request then failed (${error.code ?? error.message})`));
+      socket.on("close", () => resolve("a plain request then got no answer: the connection closed"));
+    });
+    socket.write(followUpBytes(target.url));
+    const result = await Promise.race([verdict, wait.expired]);
+    return result === "aborted" ? `a plain request then got nothing within ${target.timeoutMs} ms (--timeout)` : result;
+  } finally {
+    wait.stop();
+    socket.destroy();
+  }
+}
+
 /** Whether the server closed the connection after its answer, or still serves it. */
-async function afterAnswer(socket: Socket, target: WireTarget): Promise<"closed" | "reusable" | "hanging" | "broken"> {
+async function afterAnswer(socket: Socket, target: WireTarget): Promise<Connection> {
   if (socket.destroyed || socket.readableEnded) return "closed";
   const wait = timeUp(target);
   const verdict = new Promise<"closed" | "reusable" | "broken">((resolve) => {

@@ -19,6 +19,11 @@ export interface CliRun {
   /** Failed checks as `operation/check`, in order. */
   failed: string[];
   passed: string[];
+  /** Checks that ended as warnings (reported, not failing the run by default). */
+  warned: string[];
+  /** Failures and warnings a known difference explains. */
+  known: string[];
+  skipped: string[];
 }
 
 /** Runs `main` with `args` and its own environment and captures every line it prints. */
@@ -31,5 +36,5 @@ export async function runInProcess(main: CommandMain, args: string[], env: Recor
       const [, operation, check] = line.split(" ");
       return `${operation}/${check!.replace(/:$/, "")}`;
     });
-  return { code, out, err, failed: names("FAIL"), passed: names("PASS") };
+  return { code, out, err, failed: names("FAIL"), passed: names("PASS"), warned: names("WARN"), known: names("KNOWN"), skipped: names("SKIP") };
 }

@@ -715,6 +715,7 @@ export interface components {
          *     | 413 | `payload_too_large` | The body is larger than the server accepts. |
          *     | 429 | `rate_limit_exceeded` | Too many requests. |
          *     | 500 | `internal_error` | Unexpected failure. |
+         *     | 503 | `service_unavailable` | The service is shedding load; the answer's `Retry-After` says how many seconds to wait (`internal_error` when an `async` track cannot be queued). |
          */
         Error: {
             /**
@@ -736,6 +737,7 @@ export interface components {
              * @example payload_too_large
              * @example rate_limit_exceeded
              * @example internal_error
+             * @example service_unavailable
              */
             code: string;
             /**
@@ -1530,7 +1532,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests. `code` is `rate_limit_exceeded`; retry after a pause, with exponential backoff. */
+        /**
+         * @description Too many requests. `code` is `rate_limit_exceeded`. The answer carries no `Retry-After` header
+         *     (clients of the check fail open on it rather than wait); retry after a pause, with exponential
+         *     back-off.
+         */
         RateLimited: {
             headers: {
                 [name: string]: unknown;
@@ -1545,6 +1551,25 @@ export interface components {
          */
         RequestTimeout: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The service is shedding load while its database or cache is briefly unavailable. `code` is
+         *     `service_unavailable`. The answer carries `Retry-After`: wait that many seconds, then retry.
+         *     Clients of the check operation usually fail open on this status.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /**
+                 * @description Seconds to wait before sending the request again. The live service sends `1` with every
+                 *     `503` answer.
+                 * @example 1
+                 */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -1720,6 +1745,7 @@ export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
+export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseTrackBadRequest = components['responses']['TrackBadRequest'];
 export type ResponseTrackConflict = components['responses']['TrackConflict'];
 export type ResponseTrackOk = components['responses']['TrackOk'];
@@ -1776,6 +1802,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     finalizeLock: {
@@ -1809,6 +1836,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     trackUsage: {
@@ -1843,6 +1871,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkAccessLegacy: {
@@ -1886,6 +1915,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     trackUsageLegacy: {
@@ -1920,6 +1950,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     balancesLimitReached: {

@@ -15,7 +15,7 @@ export const KIT_RUN_TIMEOUT_MS = 180_000;
 
 /**
  * Request deadlines of a server under the kit's behaviour level: its stalled-body probe waits
- * `--timeout` (10 s) for the 408, so the server must give up on a request well before that.
+ * `--timeout` (10 s) for the 408, so a server that is to pass it, not warn, gives up well before that.
  */
 export const KIT_TARGET_LIMITS = { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 };
 

@@ -14,10 +14,16 @@ afterAll(() => removeFixtures());
 
 describe.each(["entitlements", "webdata"] as const)("%s reference implementation under the contract-test kit", (service) => {
   let server: { url: string; close(): Promise<void> };
+  /** As `reference-server` starts by default: a 30 s request deadline, longer than the kit's --timeout. */
+  let asShipped: { url: string; close(): Promise<void> };
   beforeAll(async () => {
     server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
+    asShipped = await startReferenceServer({ service });
   });
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    await asShipped?.close();
+  });
 
   it("passes every behaviour-level check, with ids and the key from the fixtures file", async () => {
     const run = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile, "--level", "behavior"]);
@@ -25,5 +31,16 @@ describe.each(["entitlements", "webdata"] as const)("%s reference implementation
     expect(run.code).toBe(0);
     expect(run.passed.length).toBe(listChecks(service, "behavior").length);
     expect(run.passed.length).toBeGreaterThan(listChecks(service, "schema").length);
+  }, KIT_RUN_TIMEOUT_MS);
+
+  it("with the server's default limits the run exits 0: its 30 s request deadline outlasts --timeout, and the stalled body only warns", async () => {
+    // --timeout stands in for the default 10 s, which the deadline outlasts the same way, to keep the suite quick.
+    const run = await runCli(["--service", service, "--base-url", asShipped.url, "--fixtures", fixturesFile, "--level", "behavior", "--timeout", "2000"]);
+    expect(run.failed, run.out.join("\n")).toEqual([]);
+    expect(run.code).toBe(0);
+    const stalled = listChecks(service, "behavior").filter((check) => check.name === "http-stalled-body").map((check) => `${check.operation}/${check.name}`);
+    expect(run.warned).toEqual(stalled);
+    expect(run.out.find((line) => line.startsWith("WARN "))).toMatch(/no 408 within 2000 ms \(--timeout\): the server's request deadline is longer than --timeout/);
+    expect(run.out.at(-1)).toBe(`${run.passed.length} passed, 0 failed, ${stalled.length} warning${stalled.length === 1 ? "" : "s"}`);
   }, KIT_RUN_TIMEOUT_MS);
 });

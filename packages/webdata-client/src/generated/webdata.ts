@@ -2336,7 +2336,13 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The team sent more requests than its rate limit allows. Wait, then retry with exponential back-off. */
+        /**
+         * @description The team sent more requests than its rate limit allows. Wait, then retry with exponential
+         *     back-off. No `Retry-After` header is sent.
+         *
+         *     Live service: the message states the wait ("please retry after 12s, resets at …") and the
+         *     request counts; the wait is not sent as a header.
+         */
         RateLimited: {
             headers: {
                 [name: string]: unknown;
@@ -2350,6 +2356,21 @@ export interface components {
          *     not processed. Send the request again, in one piece. The time limit is a setting of the server.
          */
         RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The service cannot serve the request right now. Retry later with exponential back-off; no
+         *     `Retry-After` header is sent.
+         *
+         *     Live service: answered when the service cannot check an OAuth access token (`fco_…`) because its
+         *     token introspection is unavailable; API keys (`fc-…`) are checked without it.
+         */
+        ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2399,7 +2420,11 @@ export interface components {
         };
         /**
          * @description The team sent more requests than its rate limit allows. Wait, then retry with exponential
-         *     back-off. Like every error of the team usage operations, the body carries `success: false`.
+         *     back-off. No `Retry-After` header is sent. Like every error of the team usage operations, the
+         *     body carries `success: false`.
+         *
+         *     Live service: the message states the wait ("please retry after 12s, resets at …") and the
+         *     request counts; the wait is not sent as a header.
          */
         UsageRateLimited: {
             headers: {
@@ -2415,6 +2440,22 @@ export interface components {
          *     carries `success: false`.
          */
         UsageRequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UsageErrorResponse"];
+            };
+        };
+        /**
+         * @description The service cannot serve the request right now. Retry later with exponential back-off; no
+         *     `Retry-After` header is sent. Like every error of the team usage operations, the body carries
+         *     `success: false`.
+         *
+         *     Live service: answered when the service cannot check an OAuth access token (`fco_…`) because its
+         *     token introspection is unavailable; API keys (`fc-…`) are checked without it.
+         */
+        UsageServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2564,12 +2605,14 @@ export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge']
 export type ResponsePaymentRequired = components['responses']['PaymentRequired'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
+export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseTokenUsageInternalError = components['responses']['TokenUsageInternalError'];
 export type ResponseTokenUsageNotFound = components['responses']['TokenUsageNotFound'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseUsageMalformedRequest = components['responses']['UsageMalformedRequest'];
 export type ResponseUsageRateLimited = components['responses']['UsageRateLimited'];
 export type ResponseUsageRequestTimeout = components['responses']['UsageRequestTimeout'];
+export type ResponseUsageServiceUnavailable = components['responses']['UsageServiceUnavailable'];
 export type ResponseUsageUnauthorized = components['responses']['UsageUnauthorized'];
 export type ParameterByApiKey = components['parameters']['byApiKey'];
 export type ParameterCrawlId = components['parameters']['crawlId'];
@@ -2610,6 +2653,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     startCrawl: {
@@ -2651,6 +2695,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelCrawl: {
@@ -2684,6 +2729,7 @@ export interface operations {
             409: components["responses"]["CrawlAlreadyCompleted"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInteractSessions: {
@@ -2717,6 +2763,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMonitor: {
@@ -2749,6 +2796,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHistoricalCreditUsage: {
@@ -2781,6 +2829,7 @@ export interface operations {
             408: components["responses"]["UsageRequestTimeout"];
             429: components["responses"]["UsageRateLimited"];
             500: components["responses"]["HistoricalCreditUsageInternalError"];
+            503: components["responses"]["UsageServiceUnavailable"];
         };
     };
     getTokenUsage: {
@@ -2807,6 +2856,7 @@ export interface operations {
             408: components["responses"]["UsageRequestTimeout"];
             429: components["responses"]["UsageRateLimited"];
             500: components["responses"]["TokenUsageInternalError"];
+            503: components["responses"]["UsageServiceUnavailable"];
         };
     };
     crawlCompleted: {

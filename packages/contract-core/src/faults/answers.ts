@@ -1,0 +1,60 @@
+// What an injected error status looks like: the operation's own documented answer at that status,
+// so that a mock and a proxy inject the same bytes a client of the contract is promised.
+import { follow, isObject } from "../pointer.js";
+import { isJsonMediaType, type OpenApiValidators } from "../validators.js";
+
+/** An answer made up by an injected rule: status, headers and the JSON body, as bytes. */
+export interface InjectedAnswer {
+  status: number;
+  /** Lower-case names: `content-type`, and each documented header that has an example (`retry-after`). */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const cache = new WeakMap<OpenApiValidators, Map<string, InjectedAnswer | null>>();
+
+/** The value a header object documents: its `example`, its first named example, then its schema's. */
+function headerExample(document: unknown, raw: unknown): unknown {
+  const { node } = follow(document, raw, "");
+  if (!isObject(node)) return undefined;
+  if (Object.hasOwn(node, "example")) return node.example;
+  if (isObject(node.examples)) {
+    for (const example of Object.values(node.examples)) {
+      const value = follow(document, example, "").node;
+      if (isObject(value) && Object.hasOwn(value, "value")) return value.value;
+    }
+  }
+  const schema = follow(document, node.schema, "").node;
+  if (!isObject(schema)) return undefined;
+  if (Object.hasOwn(schema, "const")) return schema.const;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  return Object.hasOwn(schema, "default") ? schema.default : undefined;
+}
+
+/**
+ * The answer an operation documents for `status` (exactly that code): its first JSON example, with
+ * each documented header that has an example. Undefined when the operation documents no such
+ * answer, or one without an example to serve.
+ */
+export function documentedAnswer(validators: OpenApiValidators, operationId: string, status: number): InjectedAnswer | undefined {
+  let answers = cache.get(validators);
+  if (!answers) cache.set(validators, (answers = new Map()));
+  const key = `${operationId} ${status}`;
+  const known = answers.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const operation = validators.walkedOperations().find((op) => op.operationId === operationId);
+  const response = operation?.responses.find((r) => r.status === String(status));
+  const media = response?.media.find((m) => isJsonMediaType(m.mediaType.toLowerCase()) && m.examples.length > 0);
+  let answer: InjectedAnswer | null = null;
+  if (response && media) {
+    const headers: Record<string, string> = { "content-type": media.mediaType };
+    const documented = isObject(response.object.headers) ? response.object.headers : {};
+    for (const [name, raw] of Object.entries(documented)) {
+      const value = headerExample(validators.document, raw);
+      if (value !== undefined && value !== null && name.toLowerCase() !== "content-type") headers[name.toLowerCase()] = String(value);
+    }
+    answer = { status, headers, body: Buffer.from(JSON.stringify(media.examples[0]!.value)) };
+  }
+  answers.set(key, answer);
+  return answer ?? undefined;
+}
