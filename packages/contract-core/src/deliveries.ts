@@ -48,6 +48,17 @@ export interface DeliveryReport {
   durationMs: number;
 }
 
+/**
+ * One line about a call's end, for a log: `crawl.page to http://127.0.0.1:8080/hooks: delivered 200
+ * in 3 ms`. The URL is written without its query and credentials, which may carry a token.
+ */
+export function describeDeliveryReport(report: DeliveryReport): string {
+  const url = URL.canParse(report.url.trim()) ? new URL(report.url.trim()) : undefined;
+  const where = url ? `${url.protocol}//${url.host}${url.pathname}` : "(not a URL)";
+  const status = report.status !== undefined ? ` ${report.status}` : "";
+  return `${report.event ?? "(no type)"} to ${where}: ${report.outcome}${status}${report.error ? ` (${report.error})` : ""} in ${report.durationMs} ms`;
+}
+
 export interface WebhookDelivererOptions {
   /** How calls are signed (the description's `x-webhook-signature`); needed with `secret`. */
   signature?: WebhookSignatureScheme;
@@ -319,26 +330,21 @@ const stringRecord = (value: unknown): Record<string, string> => {
   return record;
 };
 
-const defaultsSeen = new WeakMap<JsonObject, Map<string, JsonObject>>();
-
-/** The `default` of each member of the object form of an operation's `webhook` request member (read once per document and operation). */
-function webhookDefaults(document: JsonObject, method: string, path: string): JsonObject {
-  let seen = defaultsSeen.get(document);
-  if (!seen) defaultsSeen.set(document, (seen = new Map()));
-  const key = `${method.toUpperCase()} ${path}`;
-  let defaults = seen.get(key);
-  if (!defaults) seen.set(key, (defaults = readWebhookDefaults(document, method, path)));
-  return defaults;
-}
-
-function readWebhookDefaults(document: JsonObject, method: string, path: string): JsonObject {
+/** The schema of the `webhook` member of an operation's JSON request body, `$ref`s followed; undefined when it has none. */
+function webhookMember(document: JsonObject, method: string, path: string): JsonObject | undefined {
   const at = (node: unknown, pointer: string): unknown => follow(document, node, pointer).node;
   const operation = resolvePointer(document, `/paths/${escapePointer(path)}/${method.toLowerCase()}`);
   const body = at(isObject(operation) ? operation.requestBody : undefined, "#/requestBody");
   const content = isObject(body) && isObject(body.content) ? body.content["application/json"] : undefined;
   const schema = at(isObject(content) ? content.schema : undefined, "#/schema");
   const member = at(isObject(schema) && isObject(schema.properties) ? schema.properties.webhook : undefined, "#/webhook");
-  const branches = isObject(member) ? [member, ...(Array.isArray(member.oneOf) ? member.oneOf : []), ...(Array.isArray(member.anyOf) ? member.anyOf : [])] : [];
+  return isObject(member) ? member : undefined;
+}
+
+/** The `default` of each member of the object form of a `webhook` member's schema. */
+function readWebhookDefaults(document: JsonObject, member: JsonObject): JsonObject {
+  const at = (node: unknown, pointer: string): unknown => follow(document, node, pointer).node;
+  const branches = [member, ...(Array.isArray(member.oneOf) ? member.oneOf : []), ...(Array.isArray(member.anyOf) ? member.anyOf : [])];
   for (const branch of branches.map((node) => at(node, "#/webhook"))) {
     if (!isObject(branch) || !isObject(branch.properties)) continue;
     const defaults: JsonObject = {};
@@ -351,10 +357,33 @@ function readWebhookDefaults(document: JsonObject, method: string, path: string)
   return {};
 }
 
+const defaultsSeen = new WeakMap<JsonObject, Map<string, JsonObject | null>>();
+
+/**
+ * The defaults of the object form of an operation's `webhook` request member, or null when its
+ * requests carry no webhook (read once per document and operation).
+ */
+function webhookDefaults(document: JsonObject, method: string, path: string): JsonObject | null {
+  let seen = defaultsSeen.get(document);
+  if (!seen) defaultsSeen.set(document, (seen = new Map()));
+  const key = `${method.toUpperCase()} ${path}`;
+  let defaults = seen.get(key);
+  if (defaults === undefined) {
+    const member = webhookMember(document, method, path);
+    seen.set(key, (defaults = member ? readWebhookDefaults(document, member) : null));
+  }
+  return defaults;
+}
+
+/** Whether an operation's JSON request body has a `webhook` member (`POST /v2/crawl`). */
+export function takesWebhook(document: JsonObject, operation: { method: string; path: string }): boolean {
+  return webhookDefaults(document, operation.method, operation.path) !== null;
+}
+
 /**
  * The `webhook` member of an accepted request body (`POST /v2/crawl`), read as the service reads it:
  * a bare string is `{url}`, members left out take the description's defaults. Undefined when the
- * body has no webhook.
+ * body has no webhook, or the operation's requests carry none.
  */
 export function webhookSubscription(document: JsonObject, operation: { method: string; path: string }, body: unknown): WebhookSubscription | undefined {
   const member = isObject(body) ? body.webhook : undefined;
@@ -362,6 +391,7 @@ export function webhookSubscription(document: JsonObject, operation: { method: s
   const given: JsonObject = typeof member === "string" ? { url: member } : isObject(member) ? member : {};
   if (typeof given.url !== "string") return undefined;
   const defaults = webhookDefaults(document, operation.method, operation.path);
+  if (defaults === null) return undefined;
   const events = Array.isArray(given.events) ? given.events : Array.isArray(defaults.events) ? defaults.events : [];
   return {
     url: given.url.trim(),

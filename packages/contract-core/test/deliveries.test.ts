@@ -4,9 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   OpenApiValidators,
   WebhookDeliverer,
+  describeDeliveryReport,
   jobEventCall,
   loadBundle,
   subscribesTo,
+  takesWebhook,
   webhookSubscription,
   type DeliveryReport,
   type WebhookDelivererOptions,
@@ -201,6 +203,11 @@ describe("WebhookDeliverer", () => {
     expect(receivedAt("/ok/bad-header")).toHaveLength(0);
   });
 
+  it("describeDeliveryReport: one line, the URL without its query or credentials", () => {
+    expect(describeDeliveryReport({ event: "crawl.page", url: " https://user:pass@hooks.example:8443/in?token=secret ", outcome: "refused", status: 503, durationMs: 12 })).toBe("crawl.page to https://hooks.example:8443/in: refused 503 in 12 ms");
+    expect(describeDeliveryReport({ event: undefined, url: "nowhere", outcome: "failed", error: "ERR_INVALID_URL", durationMs: 0 })).toBe("(no type) to (not a URL): failed (ERR_INVALID_URL) in 0 ms");
+  });
+
   it("refuses unknown and non-positive limits", () => {
     expect(() => new WebhookDeliverer({ limits: { timeoutMs: 0 } })).toThrow(/positive integer/);
     expect(() => new WebhookDeliverer({ limits: { retries: 3 } as never })).toThrow(/unknown delivery limit/);
@@ -219,6 +226,13 @@ describe("webhookSubscription", () => {
       events: ["started", "page", "completed", "failed"],
     });
     expect(webhookSubscription(document, crawl, { url: "https://example.com" })).toBeUndefined();
+  });
+
+  it("takesWebhook: only operations whose request body has a webhook member; their bodies alone are read", () => {
+    expect(takesWebhook(document, crawl)).toBe(true);
+    expect(takesWebhook(document, { method: "DELETE", path: "/v2/crawl/{id}" })).toBe(false);
+    expect(takesWebhook(loadBundle("entitlements"), { method: "POST", path: "/v1/balances.track" })).toBe(false);
+    expect(webhookSubscription(loadBundle("entitlements"), { method: "POST", path: "/v1/balances.track" }, { webhook: "https://hooks.example" })).toBeUndefined();
   });
 
   it("keeps the given events, headers and metadata; an empty events list takes every event", () => {

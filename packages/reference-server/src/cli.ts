@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { DeliveryReport } from "@api-contracts/contract-core";
+import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
 import { startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
 
@@ -70,13 +70,6 @@ function port(value: string, flag: string): number {
 
 class UsageError extends Error {}
 
-/** One line about a webhook call's end; the URL without its query, which may carry a token. */
-function describeReport(report: DeliveryReport): string {
-  const url = URL.canParse(report.url.trim()) ? new URL(report.url.trim()) : undefined;
-  const where = url ? `${url.origin}${url.pathname}` : "(not a URL)";
-  const status = report.status !== undefined ? ` ${report.status}` : "";
-  return `${report.event ?? "(no type)"} to ${where}: ${report.outcome}${status}${report.error ? ` (${report.error})` : ""} in ${report.durationMs} ms`;
-}
 
 function limitsOf(values: Record<string, unknown>): Partial<ReferenceLimits> {
   const limits: Partial<ReferenceLimits> = {};
@@ -135,7 +128,7 @@ async function main(argv: string[]): Promise<void> {
 
   const servers: ReferenceServer[] = [];
   for (const service of services) {
-    const onWebhookReport = (report: DeliveryReport): void => void process.stderr.write(`${service} webhook ${describeReport(report)}\n`);
+    const onWebhookReport = (report: DeliveryReport): void => void process.stderr.write(`${service} webhook ${describeDeliveryReport(report)}\n`);
     const server = await startReferenceServer({ service, host: values.host, port: ports[service], fixtures, limits, publicUrl, ...webhooks[service], onWebhookReport }).catch((error: unknown) => {
       // The options are checked when the server is made (a webhook URL or secret it cannot use): the caller's mistake.
       throw error instanceof TypeError ? new UsageError(error.message) : error;

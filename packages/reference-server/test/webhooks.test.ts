@@ -2,10 +2,10 @@
 // contract's own validateDelivery.
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { promisify } from "node:util";
+import { startServer, type LocalServer, type RecordedRequest } from "@api-contracts/dev-tools/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultFixtures, startReferenceServer, type DeliveryReport } from "../src/index.js";
 import { startApi, validatorsOf, type ApiUnderTest } from "./helpers.js";
@@ -15,40 +15,25 @@ const ENDPOINT_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const webdataContract = validatorsOf("webdata");
 const entitlementsContract = validatorsOf("entitlements");
 
-interface Received {
-  path: string;
-  headers: IncomingMessage["headers"];
-  body: string;
-  payload: any;
-}
-
-/** Paths under `/silent` are never answered; under `/held` they wait for `release()`; the rest get 200. */
-const received: Received[] = [];
+/** Paths under `/silent` are never answered; under `/held` they wait for the test; the rest get 200. */
 const held: ServerResponse[] = [];
-let receiver: Server;
+let receiver: LocalServer;
 let hooks: string;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      received.push({ path: req.url ?? "", headers: req.headers, body, payload: JSON.parse(body) });
-      if (req.url?.startsWith("/silent")) return;
-      if (req.url?.startsWith("/held")) return void held.push(res);
-      res.writeHead(200).end();
-    });
+  receiver = await startServer((request, res) => {
+    if (request.path.startsWith("/silent")) return;
+    if (request.path.startsWith("/held")) return void held.push(res);
+    res.writeHead(200).end();
   });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  hooks = receiver.url;
 });
-afterAll(async () => {
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
-});
+afterAll(() => receiver.close());
 
-const at = (path: string): Received[] => received.filter((r) => r.path === path);
+interface Received extends RecordedRequest {
+  payload: any;
+}
+const at = (path: string): Received[] => receiver.requests.filter((r) => r.path === path).map((r) => ({ ...r, payload: JSON.parse(r.body) }));
 const typesAt = (path: string): string[] => at(path).map((r) => r.payload.type);
 /** Resolves once `path` has received a `crawl.completed`. */
 const completedAt = (path: string) => expect.poll(() => typesAt(path).includes("crawl.completed"), { timeout: 10_000 }).toBe(true);
