@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { runContractTests, type CheckResult, type Report, type Service } from "@api-contracts/contract-tests";
 import { defaultFixtures, startReferenceServer } from "../../src/index.js";
 import { jsonOf, startFaultProxy, type Fault, type ProxiedRequest, type ProxiedResponse } from "./fault-proxy.js";
-import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS } from "./helpers.js";
+import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS, KIT_WEBHOOK_SECRET } from "./helpers.js";
 
 /** Fixed, so that the test is deterministic; any seed finds these faults (see the kit's README). */
 const SEED = 20261123;
@@ -197,10 +197,10 @@ function handPicked(report: Report): CheckResult[] {
 describe.each(["entitlements", "webdata"] as const)("%s: generated requests find faults the hand-picked checks miss", (service) => {
   it.each(faults.filter((f) => f.service === service).map((f) => [f.fault, f] as const))("%s", async (_name, fault) => {
     // A fresh server each time: generated requests spend the balances the behaviour checks read.
-    const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
+    const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS, ...(service === "webdata" ? { webhookSecret: KIT_WEBHOOK_SECRET } : {}) });
     const proxy = await startFaultProxy(service, server.url, fault.inject);
     try {
-      const report = await runContractTests({ service, baseUrl: proxy.url, fixtures: defaultFixtures, level: "behavior", generate: EXAMPLES, seed: SEED });
+      const report = await runContractTests({ service, baseUrl: proxy.url, fixtures: defaultFixtures, level: "behavior", generate: EXAMPLES, seed: SEED, webhookSecret: KIT_WEBHOOK_SECRET });
       const picked = handPicked(report);
       expect(picked.length).toBeGreaterThan(10);
       expect(picked.filter((check) => !check.passed).map((check) => `${check.operation}/${check.check}: ${check.reason}`)).toEqual([]);
