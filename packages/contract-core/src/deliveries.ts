@@ -2,7 +2,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { request as httpsRequest } from "node:https";
 import { randomUUID } from "node:crypto";
 import { escapePointer, follow, isObject, resolvePointer, type JsonObject } from "./pointer.js";
-import { signWebhook, type WebhookSignatureScheme } from "./webhooks.js";
+import { normalizeHeaders, signWebhook, type WebhookSignatureScheme } from "./webhooks.js";
 
 /** How far a sender of webhook calls may go; see {@link WebhookDeliverer}. */
 export interface DeliveryLimits {
@@ -429,4 +429,49 @@ export function jobEventCall(subscription: WebhookSubscription, event: JobEvent)
   if (event.error !== undefined) payload.error = event.error;
   payload.metadata = subscription.metadata;
   return { url: subscription.url, headers: subscription.headers, payload };
+}
+
+/**
+ * Calls a service sends without waiting for each other may arrive out of the order they were sent
+ * in (receivers are told to order them by event). A call out of order by at most this many
+ * milliseconds may have been sent in order; by more, it was not.
+ */
+export const DELIVERY_ORDER_GRACE_MS = 250;
+
+/** How a received call disagrees with the webhook that asked for it. */
+export interface SubscriptionMismatch {
+  /** What the webhook asked that the call does not keep. */
+  member: "events" | "metadata" | "headers";
+  /** The header's name, for `headers`. */
+  name?: string;
+  message: string;
+}
+
+/** The same members with the same values, whatever their order. */
+function sameRecord(value: unknown, expected: Record<string, string>): boolean {
+  if (!isObject(value)) return false;
+  const sorted = (record: object) => JSON.stringify(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return sorted(value) === sorted(expected);
+}
+
+/**
+ * Where a received call (its payload and headers) does not keep what its webhook asked: an event
+ * the webhook's `events` do not take, `metadata` not echoed exactly, a header of the webhook's
+ * `headers` missing or changed.
+ */
+export function subscriptionMismatches(subscription: WebhookSubscription, call: { payload: unknown; headers: Record<string, string | readonly string[] | undefined> }): SubscriptionMismatch[] {
+  const found: SubscriptionMismatch[] = [];
+  const payload = isObject(call.payload) ? call.payload : {};
+  if (typeof payload.type === "string" && !subscribesTo(subscription, payload.type)) {
+    found.push({ member: "events", message: `${payload.type} was delivered; the webhook asked for ${subscription.events.join(", ")}` });
+  }
+  if (!sameRecord(payload.metadata, subscription.metadata)) {
+    found.push({ member: "metadata", message: `metadata ${JSON.stringify(payload.metadata ?? null)} is not the webhook's ${JSON.stringify(subscription.metadata)}` });
+  }
+  const headers = normalizeHeaders(call.headers);
+  for (const [name, value] of Object.entries(subscription.headers)) {
+    const got = headers[name.toLowerCase()];
+    if (got !== value) found.push({ member: "headers", name, message: `header ${name} is ${JSON.stringify(got ?? null)}, the webhook asked for ${JSON.stringify(value)}` });
+  }
+  return found;
 }

@@ -38,6 +38,9 @@ export {
 } from "./webhooks.js";
 export {
   DEFAULT_DELIVERY_LIMITS,
+  DELIVERY_ORDER_GRACE_MS,
+  subscriptionMismatches,
+  type SubscriptionMismatch,
   WebhookDeliverer,
   WebhookSequence,
   describeDeliveryReport,

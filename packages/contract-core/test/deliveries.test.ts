@@ -8,6 +8,7 @@ import {
   jobEventCall,
   loadBundle,
   subscribesTo,
+  subscriptionMismatches,
   takesWebhook,
   webhookSubscription,
   type DeliveryReport,
@@ -241,6 +242,18 @@ describe("webhookSubscription", () => {
     expect(subscribesTo(subscription, "crawl.completed")).toBe(true);
     expect(subscribesTo(subscription, "crawl.page")).toBe(false);
     expect(subscribesTo({ ...subscription, events: [] }, "crawl.page")).toBe(true);
+  });
+
+  it("subscriptionMismatches: an event not asked for, metadata not echoed exactly, a header missing or changed", () => {
+    const subscription = webhookSubscription(document, crawl, { webhook: { url: "https://hooks.example", events: ["completed"], headers: { "X-Team": "docs" }, metadata: { a: "1", b: "2" } } })!;
+    const payload = { type: "crawl.completed", metadata: { b: "2", a: "1" } };
+    expect(subscriptionMismatches(subscription, { payload, headers: { "x-team": "docs" } })).toEqual([]);
+    expect(subscriptionMismatches(subscription, { payload: { type: "crawl.page", metadata: { a: "1" } }, headers: { "X-TEAM": "other" } })).toEqual([
+      { member: "events", message: "crawl.page was delivered; the webhook asked for completed" },
+      { member: "metadata", message: 'metadata {"a":"1"} is not the webhook\'s {"a":"1","b":"2"}' },
+      { member: "headers", name: "X-Team", message: 'header X-Team is "other", the webhook asked for "docs"' },
+    ]);
+    expect(subscriptionMismatches(subscription, { payload: { type: "crawl.completed" }, headers: {} }).map((m) => m.member)).toEqual(["metadata", "headers"]);
   });
 
   it("jobEventCall carries error only when given and a new webhookId every call", () => {

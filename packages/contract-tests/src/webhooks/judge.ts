@@ -1,4 +1,4 @@
-import { checkWebhookSignature, describeFieldError, isObject, subscribesTo, type OpenApiValidators, type WebhookSubscription } from "@api-contracts/contract-core";
+import { checkWebhookSignature, describeFieldError, isObject, subscribesTo, subscriptionMismatches, type OpenApiValidators, type WebhookSubscription } from "@api-contracts/contract-core";
 import type { Severity } from "../checks/types.js";
 import type { ReceivedCall } from "./receiver.js";
 
@@ -47,13 +47,6 @@ export interface JudgeOptions {
   graceMs: number;
 }
 
-/** The same members with the same values, whatever their order. */
-function sameRecord(a: unknown, b: Record<string, string>): boolean {
-  if (!isObject(a)) return false;
-  const sorted = (value: object) => JSON.stringify(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
-  return sorted(a) === sorted(b);
-}
-
 const parsed = (call: ReceivedCall): Record<string, unknown> | undefined => {
   try {
     const value: unknown = JSON.parse(call.body);
@@ -89,15 +82,8 @@ export function judgeJob(job: JobRecord, kind: JobEvents, options: JudgeOptions)
     }
 
     const type = types[index];
-    if (type !== undefined && (!kind.events.includes(type) || !asked(type))) add("events", "failure", `${type} was delivered; the webhook asked for ${job.subscription.events.length ? job.subscription.events.join(", ") : "every event"}`, index);
-
-    if (payload) {
-      if (!sameRecord(payload.metadata, job.subscription.metadata)) add("metadata", "failure", `metadata ${JSON.stringify(payload.metadata ?? null)} is not the webhook's ${JSON.stringify(job.subscription.metadata)}`, index);
-      for (const [name, value] of Object.entries(job.subscription.headers)) {
-        const got = call.headers[name.toLowerCase()];
-        if (got !== value) add("metadata", "failure", `header ${name} is ${JSON.stringify(got ?? null)}, the webhook asked for ${JSON.stringify(value)}`, index);
-      }
-    }
+    if (type !== undefined && !kind.events.includes(type)) add("events", "failure", `${type} is not an event of this job's webhooks (${kind.events.join(", ")})`, index);
+    if (payload) for (const mismatch of subscriptionMismatches(job.subscription, { payload, headers: call.headers })) add(mismatch.member === "events" ? "events" : "metadata", "failure", mismatch.message, index);
   }
 
   const indexesOf = (event: string) => types.flatMap((type, index) => (type === event ? [index] : []));

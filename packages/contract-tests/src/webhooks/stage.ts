@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { takesWebhook, walkWebhooks, webhookSubscription, type JsonObject } from "@api-contracts/contract-core";
+import { DELIVERY_ORDER_GRACE_MS, takesWebhook, walkWebhooks, webhookSubscription, type JsonObject } from "@api-contracts/contract-core";
 import { curlCommand } from "../generate/curl.js";
 import type { Contract } from "../judge.js";
 import { fail, pass, requireAnswer, skip, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
@@ -9,8 +9,8 @@ import { DEFAULT_RECEIVER_LIMITS, startDeliveryReceiver, type DeliveryReceiver }
 
 /** How long calls are still taken after a job's last event, to see one that comes late (milliseconds). */
 export const LATE_CALLS_MS = 1_000;
-/** Calls out of order by at most this many milliseconds are a warning, by more a failure (see `JudgeOptions.graceMs`). */
-export const ORDER_GRACE_MS = 250;
+/** Calls out of order by at most this many milliseconds are a warning, by more a failure (contract-core's `DELIVERY_ORDER_GRACE_MS`). */
+export const ORDER_GRACE_MS = DELIVERY_ORDER_GRACE_MS;
 /** Default time for a job's calls to reach its last event (`--webhook-deadline`), in milliseconds. */
 export const DEFAULT_WEBHOOK_DEADLINE_MS = 60_000;
 
