@@ -330,6 +330,9 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
   const ctx: CheckContext = { caller, contract, level, fixtures, coverage, webhooks, wire: { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline } };
   const report = { service: options.service, baseUrl: shownBaseUrl, level, limits, failOn, passed: 0, failed: 0, operations: {} } as Omit<Report, "coverage"> as Report;
   const checks = listChecks(options.service, level, contract);
+  if (level === "webhooks" && checks.length === 0) {
+    throw new UsageError(`no operation of ${options.service} takes a webhook in its requests, so the kit cannot start a job that calls its receiver`);
+  }
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
   const finish = async (): Promise<Report> => {
     const stale = known?.stale() ?? [];

@@ -72,6 +72,9 @@ describe("the webhook stage against the mock", () => {
     expect(everywhere.err.join("\n")).toMatch(/needs --webhook-url/);
     const bad = await runCli(webdata(mock.url, "--webhook-receiver", "localhost"));
     expect(bad.err.join("\n")).toMatch(/must be host:port/);
+    const none = await runCli(["--service", "entitlements", "--base-url", mock.url, "--api-key", "am_sk_test_1", "--level", "webhooks"]);
+    expect(none.code).toBe(2);
+    expect(none.err.join("\n")).toMatch(/no operation of entitlements takes a webhook in its requests/);
   });
 
   it("--webhook-receiver and --webhook-url say where the receiver listens and what the target calls", async () => {
