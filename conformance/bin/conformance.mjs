@@ -42,9 +42,9 @@ differences: conformance/known-differences/autumn.json. Also needs PostgreSQL (D
 install -y postgresql); run as root, PostgreSQL runs as the postgres user (runuser).
 
 Needs redis-server on the PATH (Debian: apt-get install -y redis-server) and the npm registry.
-Exit status: 0 when every answer and delivery agrees with the contract or differs as listed, every
-kit check passed or is known and the proxy reported no violation that is not known; 1 otherwise;
-2 when set-up fails.`;
+Exit status: 0 when every answer and delivery agrees with the contract or differs as listed, no
+kit check failed (a warning, HTTP hygiene, does not) and the proxy reported no violation that is
+not known; 1 otherwise; 2 when set-up fails.`;
 
 async function main(argv) {
   let parsed;

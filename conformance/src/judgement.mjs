@@ -5,9 +5,10 @@
 // validators plus x-rules), (c) a request without a Bearer credential is not served. Each
 // disagreement is explained by an entry of the server's known-differences.json or it is a failure;
 // an entry that explains nothing is stale, and a failure too, so that the list stays true. The
-// deliveries of a crawl started with a webhook are judged with the same list: their order, the
-// `events` filter, the crawl's id, the echoed metadata and headers, and the signature.
-import { createHmac } from "node:crypto";
+// deliveries of a crawl started with a webhook are judged with the same list: each against its
+// webhook's payload and header schemas and the signature rule (contract-core's validateDelivery),
+// and together against what the webhook asked: their order, the `events` filter, the crawl's id,
+// the echoed metadata and headers.
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -26,7 +27,7 @@ export const DELIVERIES_FILE = "webhook-deliveries.json";
  * (self-hosted: SELF_HOSTED_WEBHOOK_HMAC_SECRET), and the one the signature is checked with.
  */
 export const WEBHOOK_SECRET = "conformance-webhook-secret";
-export const DELIVERY_CHECKS = ["delivery-body", "delivery-order", "delivery-events", "delivery-id", "delivery-metadata", "delivery-headers", "delivery-signature"];
+export const DELIVERY_CHECKS = ["delivery-schema", "delivery-order", "delivery-events", "delivery-id", "delivery-metadata", "delivery-headers", "delivery-signature"];
 export const CHECKS = ["response", "verdict", "auth", ...DELIVERY_CHECKS];
 /**
  * version: the recorded release is older than the contract; configuration: how the server was
@@ -185,31 +186,29 @@ function defaultWebhookEvents(bundle) {
   throw new Error("the contract's crawl webhook names no default events");
 }
 
-function parsedBody(delivery) {
-  try {
-    const body = JSON.parse(delivery.rawBody);
-    return isObject(body) ? body : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The same members with the same values, whatever their order. */
 function sameRecord(a, b) {
   const sorted = (value) => JSON.stringify(Object.entries(value ?? {}).sort(([x], [y]) => (x < y ? -1 : 1)));
   return sorted(a) === sorted(b);
 }
 
+/** Where a field error of a delivery points, as the request checks write it: `body webhookId`. */
+const fieldOf = (error) => `${error.in}${error.path.length > 0 ? ` ${error.path.join(".")}` : ""}`;
+
 /**
- * Every way the deliveries of one crawl disagree with what its webhook asked and with the signing
- * rule, each as `{check, text: "<check>: <detail> -- <event> #<n> to <path>"}`.
+ * Every way the deliveries of one crawl disagree with the contract, each as
+ * `{check, text: "<check>: <detail> -- <event> #<n> to <path>"}`: each delivery against its
+ * webhook's schemas and the signature rule with the run's secret (`validateDelivery`:
+ * `delivery-schema`, `delivery-signature`), and all of them against what the crawl's webhook asked
+ * (`delivery-order`, `delivery-events`, `delivery-id`, `delivery-metadata`, `delivery-headers`).
  */
-export function deliveryDisagreements(crawl, { defaultEvents, secret = WEBHOOK_SECRET }) {
+export function deliveryDisagreements(crawl, { validators, defaultEvents, secret = WEBHOOK_SECRET }) {
   const asked = crawl.start.requestBody?.webhook;
   const webhook = typeof asked === "string" ? { url: asked } : (asked ?? {});
   const events = webhook.events ?? defaultEvents;
   const crawlId = crawl.start.responseBody?.id;
-  const bodies = crawl.deliveries.map(parsedBody);
+  const verdicts = crawl.deliveries.map((delivery) => validators.validateDelivery({ headers: delivery.headers, body: delivery.rawBody }, { secret }));
+  const bodies = verdicts.map(({ payload }) => (isObject(payload) ? payload : undefined));
   const types = bodies.map((body) => (typeof body?.type === "string" ? body.type : undefined));
   const found = [];
   const at = (index) => `${types[index] ?? "a delivery"} #${index} to ${crawl.deliveries[index].path}`;
@@ -226,11 +225,17 @@ export function deliveryDisagreements(crawl, { defaultEvents, secret = WEBHOOK_S
   }
 
   for (const [index, delivery] of crawl.deliveries.entries()) {
-    const body = bodies[index];
-    if (!body || types[index] === undefined) {
-      add("delivery-body", "the body is not a JSON object with a type", at(index));
-      continue;
+    // One disagreement per problem, so that a listed one (a member the release does not send) hides
+    // no other.
+    const problems = new Map();
+    for (const error of verdicts[index].errors) {
+      if (error.keyword === "signature") problems.set(`${error.message} (${error.params.reason})`, "delivery-signature");
+      else problems.set(`${fieldOf(error)}: ${error.message}`, "delivery-schema");
     }
+    for (const [detail, check] of problems) add(check, detail, at(index));
+    const body = bodies[index];
+    // A body that is not an object with a type is a delivery-schema problem; nothing more is read from it.
+    if (!body || types[index] === undefined) continue;
     const [namespace, event] = types[index].split(".");
     if (namespace !== "crawl" || !events.includes(event)) add("delivery-events", `${types[index]} is delivered, the webhook asked for ${events.join(", ")}`, at(index));
     if (body.id !== crawlId) add("delivery-id", `id ${JSON.stringify(body.id)} is not the started crawl's ${crawlId}`, at(index));
@@ -238,10 +243,6 @@ export function deliveryDisagreements(crawl, { defaultEvents, secret = WEBHOOK_S
     for (const [name, value] of Object.entries(webhook.headers ?? {})) {
       if (delivery.headers[name.toLowerCase()] !== value) add("delivery-headers", `header ${name} is ${JSON.stringify(delivery.headers[name.toLowerCase()] ?? null)}, the webhook asked for ${JSON.stringify(value)}`, at(index));
     }
-    const signature = delivery.headers["x-firecrawl-signature"];
-    const expected = `sha256=${createHmac("sha256", secret).update(delivery.rawBody).digest("hex")}`;
-    if (signature === undefined) add("delivery-signature", "no X-Firecrawl-Signature header", at(index));
-    else if (signature !== expected) add("delivery-signature", "X-Firecrawl-Signature is not sha256=<hex HMAC-SHA256 of the body>", at(index));
   }
   return found;
 }
@@ -285,7 +286,7 @@ export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
   const results = [...exchanges, ...webhookCrawls.map((crawl) => crawl.start)]
     .filter((item) => item.operation !== null)
     .map((item) => ({ item, ...explain(item.operation, disagreements(validators, item, stateRefusals)) }));
-  const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { defaultEvents: defaultWebhookEvents(bundle) })) }));
+  const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators, defaultEvents: defaultWebhookEvents(bundle) })) }));
   const used = new Set([
     ...results.flatMap(({ item, found }) => found.map((one) => listed(item.operation, one))),
     ...crawls.flatMap(({ crawl, found }) => found.map((one) => listed(crawl.start.operation, one))),

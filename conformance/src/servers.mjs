@@ -2,7 +2,7 @@
 // answer, how long a step took, the judgement of the run's exchanges, and the kit's run at each
 // level.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
@@ -60,6 +60,18 @@ export function judgeRun({ server, exchanges, webhookCrawls, record, log }) {
   return failures.length;
 }
 
+/** A kit report's totals on one line: passed, failed, warnings, known, stale (or why there are none). */
+export function kitTotals(reportFile) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(reportFile, "utf8"));
+  } catch (error) {
+    return `no report (${error.code ?? error.message})`;
+  }
+  const stale = report.stale?.length ?? 0;
+  return `${report.passed} passed, ${report.failed} failed, ${report.warnings ?? 0} warnings, ${report.known ?? 0} known, ${stale} stale${report.skipped ? `, ${report.skipped} skipped` : ""}`;
+}
+
 /**
  * Runs `contract-test` once per level against the server. Each level gets the entries of the
  * known-differences file that name its own checks, so that one level's run does not call another
@@ -81,10 +93,11 @@ export async function runKitLevels({ service, baseUrl, apiKey, levels, known, re
       writeFileSync(levelKnown, `${JSON.stringify(own, null, 2)}\n`);
       args.push("--known-differences", levelKnown);
     }
+    rmSync(levelReport, { force: true });
     log(`contract-test ${args.slice(1).join(" ")}`);
     // The key goes by environment, never on a command line a process listing shows.
     const code = await run(process.execPath, args, { env: { ...process.env, CONTRACT_API_KEY: apiKey }, timeoutMs });
-    log(`contract-test --level ${level} exit ${code}; report ${levelReport}`);
+    log(`contract-test --level ${level} exit ${code}: ${kitTotals(levelReport)}; report ${levelReport}`);
     worst = Math.max(worst, code);
   }
   return worst;

@@ -51,8 +51,9 @@ describe("known differences of autumn@187c0a7 for the kit", () => {
   const entries = parseKnownDifferences(JSON.parse(readFileSync(file, "utf8")), file);
   const KINDS = ["version difference of release 187c0a7", "live service configuration", "live differs from its docs", "contract wrong"];
 
+  // The run against 187c0a7 needs none: its HTTP layer's answers to the kit's probes are hygiene
+  // (warnings), and every other check passes.
   it("every entry names a documented operation, starts its why with its kind and names its source file and symbol", () => {
-    expect(entries.length).toBeGreaterThan(0);
     for (const entry of entries) {
       expect(operationIds, entry.operation).toContain(entry.operation);
       expect(KINDS.some((kind) => entry.why.startsWith(`${kind}:`)), entry.why).toBe(true);
@@ -63,6 +64,10 @@ describe("known differences of autumn@187c0a7 for the kit", () => {
   it("no two entries match the same failure", () => {
     const keys = entries.map((e) => `${e.operation} ${e.check} ${e.reason}`);
     expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("no entry accepts an HTTP probe's answer: the kit reports the server's parser answers as warnings", () => {
+    expect(entries.filter((entry) => entry.check.startsWith("http-")).map((entry) => `${entry.operation} ${entry.check}`)).toEqual([]);
   });
 
   it("every entry names a check the kit runs against entitlements", () => {

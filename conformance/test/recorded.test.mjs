@@ -4,7 +4,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { autumnRequests, firecrawlRequests } from "../src/index.mjs";
-import { createHmac } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
 import { deliveryDisagreements, failuresOf, judgeRecords, readExchanges, readKnown, readRecords, readWebhookCrawls, recordedDir, requestLine, serversRecorded, WEBHOOK_SECRET } from "../src/judgement.mjs";
 
 const servers = serversRecorded();
@@ -145,11 +146,13 @@ describe("the judgement of a crawl's webhook deliveries", () => {
   });
   const signed = (rawBody, secret = WEBHOOK_SECRET) => `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
   const delivery = (type, { body = {}, headers = { "x-team": "docs" }, sign = true } = {}) => {
-    const rawBody = JSON.stringify({ success: true, type, id: crawlId, data: [], metadata: { project: "docs" }, ...body });
+    const data = type === "crawl.page" ? [{ markdown: "# Docs", metadata: { sourceURL: "https://example.com/", statusCode: 200 } }] : [];
+    const rawBody = JSON.stringify({ success: true, type, id: crawlId, webhookId: randomUUID(), data, metadata: { project: "docs" }, ...body });
     return { method: "POST", path: "/hooks", headers: { "content-type": "application/json", ...headers, ...(sign ? { "x-firecrawl-signature": signed(rawBody) } : {}) }, rawBody };
   };
   const ordered = () => [delivery("crawl.started"), delivery("crawl.page"), delivery("crawl.completed")];
-  const judged = (deliveries, asked) => deliveryDisagreements({ start: start(asked), deliveries }, { defaultEvents: ["started", "page", "completed", "failed"] });
+  const validators = new OpenApiValidators(loadBundle("webdata"));
+  const judged = (deliveries, asked) => deliveryDisagreements({ start: start(asked), deliveries }, { validators, defaultEvents: ["started", "page", "completed", "failed"] });
   const checks = (deliveries, asked) => judged(deliveries, asked).map((one) => one.check);
 
   it("finds nothing in signed deliveries that follow the webhook", () => {
@@ -170,7 +173,7 @@ describe("the judgement of a crawl's webhook deliveries", () => {
 
   it("fails a delivery with another crawl's id, dropped metadata or a missing header", () => {
     const [started, page, completed] = ordered();
-    expect(checks([started, delivery("crawl.page", { body: { id: "another" } }), completed])).toEqual(["delivery-id"]);
+    expect(checks([started, delivery("crawl.page", { body: { id: "1d6c9b3e-7a42-4f85-9c0d-2e8b5f7a1c36" } }), completed])).toEqual(["delivery-id"]);
     expect(checks([started, delivery("crawl.page", { body: { metadata: {} } }), completed])).toEqual(["delivery-metadata"]);
     expect(checks([started, delivery("crawl.page", { headers: {} }), completed])).toEqual(["delivery-headers"]);
     expect(checks([started, page, completed], "http://127.0.0.1:9/hooks")).toEqual(["delivery-metadata", "delivery-metadata", "delivery-metadata"]);
@@ -178,14 +181,35 @@ describe("the judgement of a crawl's webhook deliveries", () => {
 
   it("fails an unsigned delivery, a signature with another secret and a body changed after signing", () => {
     const [started, page, completed] = ordered();
-    expect(judged([started, delivery("crawl.page", { sign: false }), completed])).toEqual([expect.objectContaining({ check: "delivery-signature", text: expect.stringContaining("no X-Firecrawl-Signature header") })]);
+    expect(judged([started, delivery("crawl.page", { sign: false }), completed])).toEqual([expect.objectContaining({ check: "delivery-signature", text: expect.stringContaining("X-Firecrawl-Signature is missing (missing_signature)") })]);
     const otherSecret = { ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(page.rawBody, "another secret") } };
-    const tampered = { ...page, rawBody: page.rawBody.replace('"success":true', '"success":false') };
+    const tampered = { ...page, rawBody: page.rawBody.replace("# Docs", "# Changed") };
     expect(checks([started, otherSecret, tampered, completed])).toEqual(["delivery-signature", "delivery-signature"]);
   });
 
-  it("fails a body that is not a JSON object with a type", () => {
-    const [started, , completed] = ordered();
-    expect(checks([started, { ...started, rawBody: "not json" }, completed])).toEqual(["delivery-body"]);
+  it("fails a body off its webhook's schema, one disagreement per problem", () => {
+    const [started, page, completed] = ordered();
+    const unsigned = (rawBody) => ({ ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(rawBody) }, rawBody });
+    expect(judged([started, unsigned("not json"), completed])).toEqual([expect.objectContaining({ check: "delivery-schema", text: expect.stringContaining("delivery-schema: body: is not JSON -- a delivery #1") })]);
+    const failed = JSON.stringify({ ...JSON.parse(completed.rawBody), type: "crawl.failed", success: false, error: "Crawl failed" });
+    expect(judged([started, unsigned(failed), completed])).toEqual([expect.objectContaining({ check: "delivery-schema", text: expect.stringContaining("body type: must name a documented webhook") })]);
+    const { webhookId: _dropped, ...withoutId } = JSON.parse(page.rawBody);
+    const failedPage = JSON.stringify({ ...withoutId, success: false });
+    expect(judged([started, unsigned(failedPage), completed]).map((one) => one.text.split(" -- ")[0])).toEqual([
+      "delivery-schema: body webhookId: must have required property 'webhookId'",
+      "delivery-schema: body error: must have required property 'error'",
+    ]);
+    expect(checks([started, { ...page, headers: { ...page.headers, "content-type": "text/plain" } }, completed])).toEqual(["delivery-schema"]);
+  });
+
+  it("a listed schema difference explains its own problem and no other of the same delivery", () => {
+    const [started, page, completed] = ordered();
+    const { webhookId: _dropped, ...withoutId } = JSON.parse(page.rawBody);
+    const rawBody = JSON.stringify({ ...withoutId, data: [] });
+    const bare = { ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(rawBody) }, rawBody };
+    const known = [{ operation: "startCrawl", check: "delivery-schema", kind: "version", match: "body webhookId: must have required property 'webhookId'", differs: "d", why: "w" }];
+    const judgement = judgeRecords("firecrawl", { exchanges: [], webhookCrawls: [{ start: start(), deliveries: [started, bare, completed] }] }, known);
+    expect(judgement.crawls[0].unexplained).toEqual([expect.stringMatching(/^delivery-schema: body data: must NOT have fewer than 1 items -- crawl.page #1/)]);
+    expect(judgement.stale).toEqual([]);
   });
 });

@@ -167,8 +167,13 @@ export function usefulErrors(errors: readonly ErrorObject[] | null | undefined):
  */
 export function fieldErrors(errors: readonly ErrorObject[] | null | undefined, where: RequestPart, limit = ERROR_LIMIT): FieldError[] {
   const found: FieldError[] = [];
+  // A schema that applies the same subschema twice (an allOf branch and an if/then) fails it twice.
+  const seen = new Set<string>();
   for (const error of usefulErrors(errors)) {
     if (found.length >= limit) break;
+    const key = `${error.instancePath}\u0000${error.keyword}\u0000${error.message}\u0000${JSON.stringify(error.params)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     const params = { ...(error.params as Record<string, unknown>) };
     if (error.keyword === "oneOf" || error.keyword === "anyOf") {
       const names = requiredBranches(error);

@@ -180,6 +180,9 @@ describe("validateDelivery", () => {
     expect(webdata.validateDelivery({ headers: json, body: off }).errors).toEqual([expect.objectContaining({ in: "body", path: ["error"], keyword: "required" })]);
     const noId = JSON.stringify({ ...JSON.parse(pageBody), webhookId: undefined });
     expect(webdata.validateDelivery({ headers: json, body: noId }).errors).toEqual([expect.objectContaining({ in: "body", path: ["webhookId"], keyword: "required" })]);
+    // A failed page meets the payload's schema twice (the event's allOf and its if/then): one error each.
+    const failedNoId = JSON.stringify({ ...JSON.parse(pageBody), success: false, error: "Request timed out", webhookId: undefined });
+    expect(webdata.validateDelivery({ headers: json, body: failedNoId }).errors).toEqual([expect.objectContaining({ in: "body", path: ["webhookId"], keyword: "required" })]);
   });
 
   it("refuses a body that is not JSON, not UTF-8, or names no documented webhook", () => {
