@@ -36,7 +36,8 @@ describe.each(["entitlements", "webdata"] as const)("%s reference implementation
     expect(run.passed.length).toBeGreaterThan(listChecks(service, "schema").length);
   }, KIT_RUN_TIMEOUT_MS);
 
-  it.runIf(service === "webdata")("--level webhooks: every call of its crawls keeps the contract, signed with --webhook-secret", async () => {
+  // Only web data describes webhooks a request subscribes to: the stage has nothing to start for entitlements.
+  if (service === "webdata") it("--level webhooks: every call of its crawls keeps the contract, signed with --webhook-secret", async () => {
     const run = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile, "--level", "webhooks", ...secretFlag]);
     expect(run.failed, run.out.join("\n")).toEqual([]);
     expect(run.passed).toEqual(listChecks(service, "webhooks").map((check) => `${check.operation}/${check.name}`));
