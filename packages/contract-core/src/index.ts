@@ -36,6 +36,26 @@ export {
   type SignatureCheck,
   type SignatureCheckOptions,
 } from "./webhooks.js";
+export {
+  DEFAULT_DELIVERY_LIMITS,
+  DELIVERY_ORDER_GRACE_MS,
+  subscriptionMismatches,
+  type SubscriptionMismatch,
+  WebhookDeliverer,
+  WebhookSequence,
+  describeDeliveryReport,
+  jobEventCall,
+  subscribesTo,
+  takesWebhook,
+  webhookSubscription,
+  type DeliveryLimits,
+  type DeliveryOutcome,
+  type DeliveryReport,
+  type JobEvent,
+  type WebhookCall,
+  type WebhookDelivererOptions,
+  type WebhookSubscription,
+} from "./deliveries.js";
 export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
 export {
   HTTP_METHODS,

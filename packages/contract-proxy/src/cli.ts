@@ -34,6 +34,15 @@ Options:
                        api-mock --faults takes it); each fired rule is a line on stderr and an
                        "injected" line of the report; answers it makes up are never judged
   --faults-seed <n>    seed of the faults' draws, 0 to 4294967295 (default: a random one, printed)
+  --webhooks <URL>     also relay and judge the API's webhook calls: a second server takes the
+                       calls the upstream makes (its URL is printed on the second line: point
+                       the webhook at it), judges each (its event's payload and headers, the
+                       signature with --webhook-secret, and for jobs started through the proxy
+                       the webhook's events, metadata and headers and the calls' order) and
+                       forwards it unchanged to <URL>, the call's path and query appended
+  --webhooks-port <n>  port of that server; 0 picks a free one (default: 0)
+  --webhook-secret <secret>
+                       the secret the upstream signs its webhook calls with
   --help               show this help
 `;
 
@@ -69,6 +78,9 @@ async function main(argv: string[]): Promise<void> {
       "known-differences": { type: "string" },
       faults: { type: "string" },
       "faults-seed": { type: "string" },
+      webhooks: { type: "string" },
+      "webhooks-port": { type: "string", default: "0" },
+      "webhook-secret": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -79,6 +91,10 @@ async function main(argv: string[]): Promise<void> {
   if (!values.upstream || !URL.canParse(values.upstream)) throw new UsageError("--upstream must be an absolute http or https URL");
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got ${values.port}`);
+  const webhooksPort = Number(values["webhooks-port"]);
+  if (!Number.isInteger(webhooksPort) || webhooksPort < 0 || webhooksPort > 65535) throw new UsageError(`--webhooks-port must be a port number (0-65535), got ${values["webhooks-port"]}`);
+  if (values.webhooks !== undefined && !URL.canParse(values.webhooks)) throw new UsageError("--webhooks must be an absolute http or https URL: where the webhook calls are forwarded to");
+  if (values["webhook-secret"] !== undefined && values.webhooks === undefined) throw new UsageError("--webhook-secret only applies with --webhooks");
   const knownDifferences = values["known-differences"] === undefined ? undefined : loadKnownDifferences(values["known-differences"]);
   const faultsSeed = values["faults-seed"];
   if (faultsSeed !== undefined && values.faults === undefined) throw new UsageError("--faults-seed only applies with --faults");
@@ -101,9 +117,11 @@ async function main(argv: string[]): Promise<void> {
     ...(values.coverage ? { coverage: values.coverage } : {}),
     ...(knownDifferences ? { knownDifferences } : {}),
     ...(faults ? { faults } : {}),
+    ...(values.webhooks ? { webhooks: { to: values.webhooks, port: webhooksPort, ...(values["webhook-secret"] ? { secret: values["webhook-secret"] } : {}) } } : {}),
     onViolation: (v) => void process.stderr.write(describe(v)),
   });
   process.stdout.write(`${proxy.url}\n`);
+  if (proxy.webhooks) process.stdout.write(`${proxy.webhooks}\n`);
   const stop = (): void => {
     let code = 0;
     const closing = proxy.close().catch((error: unknown) => {
@@ -111,10 +129,10 @@ async function main(argv: string[]): Promise<void> {
       code = 1;
     });
     void closing.finally(() => {
-      const { exchanges, violations, known, notJudged, injected } = proxy.counts;
+      const { exchanges, violations, known, notJudged, injected, deliveries } = proxy.counts;
       for (const line of formatCoverage(proxy.coverage())) process.stdout.write(`${line}\n`);
       process.stdout.write(
-        `${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}${faults ? `, ${injected} injected` : ""}\n`,
+        `${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}${faults ? `, ${injected} injected` : ""}${proxy.webhooks ? `, ${deliveries} webhook calls relayed` : ""}\n`,
       );
       if (knownDifferences) {
         const stale = proxy.stale();

@@ -25,7 +25,9 @@ import {
   type Problem,
   type SentRequest,
 } from "@api-contracts/contract-core";
-import { Judge, NotJudged, queryOf, type ResponsePlan, type RuleError } from "./judge.js";
+import { Judge, NotJudged, decodeBody, queryOf, type ResponsePlan, type RuleError } from "./judge.js";
+import { StartedJobs, parsedAnswer, startWebhookRelay } from "./webhooks.js";
+import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, joinChunks, readUpTo } from "./wire.js";
 import { ReportFile, boundedInjected, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
 
 export interface ContractProxyOptions {
@@ -69,6 +71,13 @@ export interface ContractProxyOptions {
    * never judged as its violations.
    */
   faults?: FaultsOptions;
+  /**
+   * Relay and judge the API's webhook calls: a second server, on `host` (default the proxy's) and
+   * `port` (default a free one), takes the calls the upstream makes (point the webhook at
+   * {@link ContractProxy.webhooks}), judges each and forwards it unchanged to `to`, the call's path
+   * and query appended to its path. With `secret`, signatures are judged too.
+   */
+  webhooks?: { to: string; host?: string; port?: number; secret?: string };
 }
 
 export interface ProxyCounts {
@@ -80,11 +89,15 @@ export interface ProxyCounts {
   notJudged: number;
   /** Exchanges a faults rule fired on. */
   injected: number;
+  /** Webhook calls relayed (`webhooks`). */
+  deliveries: number;
 }
 
 export interface ContractProxy {
   url: string;
   port: number;
+  /** With `webhooks`: the URL to point the API's webhooks at. */
+  webhooks?: string;
   /** The most recent report lines, oldest first (at most {@link RECENT_VIOLATIONS}). */
   violations: readonly Violation[];
   counts: Readonly<ProxyCounts>;
@@ -102,28 +115,11 @@ export const DEFAULT_REQUEST_TIMEOUT = 30_000;
 /** How many report lines `violations` keeps; the report file keeps them all. */
 export const RECENT_VIOLATIONS = 1_000;
 export const VIOLATIONS_HEADER = "x-contract-violations";
+const NOT_FORWARDED_IN_RESPONSES = new Set([VIOLATIONS_HEADER]);
 /** Connections kept to the upstream; more requests wait for a free one. */
 const UPSTREAM_CONNECTIONS = 256;
 
-/** RFC 9110 §7.6.1: meaningful for one connection only, so never forwarded (nor are headers `Connection` names). */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"]);
-// The proxy answers `Expect: 100-continue` itself and sends the upstream the whole body; `Host` names the upstream.
-const NOT_FORWARDED_IN_REQUESTS = new Set(["host", "expect"]);
-const NOT_FORWARDED_IN_RESPONSES = new Set([VIOLATIONS_HEADER]);
 
-/** Raw header pairs (`[name, value, name, value, ...]`) without the hop-by-hop ones and those in `drop`. */
-function endToEnd(raw: string[], drop: ReadonlySet<string>): string[] {
-  const listed = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "connection") for (const token of raw[i + 1]!.split(",")) listed.add(token.trim().toLowerCase());
-  }
-  const kept: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !drop.has(name) && !listed.has(name)) kept.push(raw[i]!, raw[i + 1]!);
-  }
-  return kept;
-}
 
 /** What one exchange has learned so far; written out just before its answer's head goes to the client. */
 interface Exchange {
@@ -178,10 +174,6 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
-/** Chunks as one buffer, without a copy when there is only one. */
-function joinChunks(chunks: Buffer[], size?: number): Buffer {
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-}
 
 /**
  * The origin-form of a request target (RFC 9112 §3.2): an absolute-form target names an authority of
@@ -196,44 +188,7 @@ function originForm(target: string): string | undefined {
   return rest.startsWith("/") ? rest : `/${rest}`;
 }
 
-/** A request body sent on as it arrives, after the chunks already read of it. */
-async function* bodyOf(read: Buffer[], rest: IncomingMessage): AsyncGenerator<Buffer> {
-  yield* read;
-  // An upstream that answers early stops reading. The client's request is then drained, not
-  // destroyed: destroying it would reset the connection under a client still sending, which would
-  // never read the answer. The connection then closes lingering, within its bounds.
-  try {
-    for await (const chunk of rest.iterator({ destroyOnReturn: false })) yield chunk as Buffer;
-  } finally {
-    if (!rest.complete) rest.resume();
-  }
-}
 
-/**
- * Reads a message's body until it ends or grows past `limit`; past it, the message is left
- * paused with nothing lost, so that what was read and the rest can be passed on as they come.
- */
-function readUpTo(
-  message: IncomingMessage,
-  limit: number,
-  on: { end(bytes: Buffer): void; overflow(read: Buffer[]): void; error(error: Error): void },
-): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    chunks.push(chunk);
-    if (size <= limit) return;
-    message.pause();
-    message.off("data", onData).off("end", onEnd).off("error", on.error);
-    on.overflow(chunks);
-  };
-  const onEnd = () => {
-    message.off("error", on.error);
-    on.end(joinChunks(chunks, size));
-  };
-  message.on("data", onData).once("end", onEnd).once("error", on.error);
-}
 
 /** Starts a proxy that forwards every request to `upstream` and judges both directions against the API's description. */
 export async function startContractProxy(options: ContractProxyOptions): Promise<ContractProxy> {
@@ -258,11 +213,17 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const judge = new Judge(errors.validators);
   const redact = redactor(api.keyPrefix);
   const report = options.report === undefined ? undefined : new ReportFile(options.report);
-  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0, injected: 0 };
+  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0, injected: 0, deliveries: 0 };
+  let webhooksTo: URL | undefined;
+  if (options.webhooks) {
+    webhooksTo = URL.canParse(options.webhooks.to) ? new URL(options.webhooks.to) : undefined;
+    if (webhooksTo?.protocol !== "http:" && webhooksTo?.protocol !== "https:") throw new TypeError(`webhooks.to must be an http or https URL, got ${options.webhooks.to}`);
+  }
   const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: errors.validators, service: api.name, seed: options.faults.seed ?? 0 }) : undefined;
   const recent: Violation[] = [];
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
   const coverage = new CoverageRecorder(api.name, errors.validators.document);
+  const jobs = options.webhooks ? new StartedJobs(errors.validators) : undefined;
   // Written at once, so that a path that cannot be written fails here and the file always holds a whole report.
   const writeCoverage = () => options.coverage !== undefined && writeFileSync(options.coverage, `${JSON.stringify(coverage.report(), null, 2)}\n`);
   writeCoverage();
@@ -399,10 +360,20 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       ex.unjudged.push(notJudged("response", error instanceof NotJudged ? error.message : "the body could not be judged"));
     }
     if (strict && found.length > 0 && !explained(ex, answer.status, "response", found)) return refuseAnswer(ex, res, answer.status, found);
+    if (jobs && ex.operation && answer.status >= 200 && answer.status < 300) noteJob(ex, answer, bytes);
     const count = finish(ex, answer.status, found);
     if (!writeHead(res, answer, count, bytes.length)) return badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
     if (ex.slowBody) endSlowly(res, bytes, requestTimeout);
     else res.end(bytes);
+  };
+
+  /** A job the upstream started with a webhook, remembered so that its relayed calls are judged against what it asked. */
+  const noteJob = (ex: Exchange, answer: UpstreamAnswer, bytes: Buffer) => {
+    try {
+      jobs!.note(ex.operation!, ex.sent.body, parsedAnswer(decodeBody(bytes, answer.judged["content-encoding"], limit)));
+    } catch {
+      // An answer that does not decode starts no job the proxy can follow.
+    }
   };
 
   /** What becomes of the upstream's answer, as undici hands it over: read whole and judged, or streamed through. */
@@ -586,8 +557,33 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     (problem) => errors.reply(problem),
   );
   const where = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
+  const webhookRelay =
+    options.webhooks &&
+    (await startWebhookRelay({
+      validators: errors.validators,
+      jobs: jobs!,
+      to: webhooksTo!,
+      host: options.webhooks.host ?? options.host ?? "127.0.0.1",
+      port: options.webhooks.port ?? 0,
+      secret: options.webhooks.secret,
+      judgeLimit: limit,
+      timeoutMs: upstreamTimeout,
+      headersTimeoutMs: headersTimeout,
+      requestTimeoutMs: requestTimeout,
+      onCall: (call) => {
+        counts.deliveries++;
+        const ex: Exchange = { method: call.method, target: call.path, path: call.path, operation: call.webhook, headers: call.headers, requestErrors: [], unjudged: [], sent: {} };
+        if (call.errors.length > 0) record(ex, call.status, "delivery", call.errors);
+        if (call.notJudged) record(ex, call.status, "delivery", [notJudged("request", call.notJudged).error], false);
+      },
+    }).catch(async (error: unknown) => {
+      await new Promise((resolve) => server.close(resolve));
+      await pool.destroy();
+      throw error;
+    }));
   return {
     ...where,
+    ...(webhookRelay ? { webhooks: webhookRelay.url } : {}),
     violations: recent,
     counts,
     stale: () => known?.stale() ?? [],
@@ -606,7 +602,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
             report?.write(line);
           }
           report?.close();
-          pool.destroy().then(() => (error ? reject(error) : resolve()), reject);
+          Promise.all([pool.destroy(), webhookRelay?.close()]).then(() => (error ? reject(error) : resolve()), reject);
         });
         server.closeAllConnections();
       }),

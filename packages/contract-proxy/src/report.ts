@@ -15,7 +15,8 @@ export interface Violation {
   path: string;
   /** The status the client received. */
   status: number;
-  direction: "request" | "response";
+  /** `delivery`: a webhook call relayed with `webhooks` (its operationId is the webhook's, its status what the receiver answered). */
+  direction: "request" | "response" | "delivery";
   errors: RuleError[];
   /** Present, and false, on a line about a body larger than the judging limit: it is not a violation. */
   judged?: false;
@@ -51,8 +52,8 @@ export interface StaleLine {
 
 /**
  * The text a known difference's `reason` is looked for in, for one error of a violation:
- * `<in><pointer> <message>` for a request (`body/url is required`), and the status the upstream
- * answered before it for a response (`400 body must have required property 'code'`).
+ * `<in><pointer> <message>` for a request or a webhook call (`body/url is required`), and the status
+ * the upstream answered before it for a response (`400 body must have required property 'code'`).
  */
 export function knownReason(direction: Violation["direction"], status: number, error: RuleError): string {
   const text = `${error.in}${error.pointer} ${error.message}`;

@@ -120,7 +120,7 @@ describe("limits", () => {
       const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
       expect(reply.text).toBe(big);
       expect(reply.headers["x-contract-violations"]).toBe("0");
-      expect(proxy.counts).toEqual({ exchanges: 1, violations: 0, known: 0, notJudged: 1, injected: 0 });
+      expect(proxy.counts).toEqual({ exchanges: 1, violations: 0, known: 0, notJudged: 1, injected: 0, deliveries: 0 });
       expect(proxy.violations).toMatchObject([{ operationId: "checkAccess", direction: "response", judged: false, errors: [{ message: "not judged: the body is larger than 1024 bytes" }] }]);
     }
   });

@@ -5,22 +5,35 @@ import { UsageError } from "./fixtures.js";
 import { DEFAULT_MAX_TIME_MS, formatClosing, formatResult, formatStale, formatSummary, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed, runContractTests, runFailed, SERVICES } from "./run.js";
 import { junitXml } from "./junit.js";
 import { init } from "./init.js";
+import { DEFAULT_WEBHOOK_DEADLINE_MS } from "./webhooks/stage.js";
 import { loadKnownDifferences } from "./known-differences.js";
 import { maskUrl, redactor } from "./secrets.js";
 import type { Service } from "./judge.js";
 import type { Level } from "./checks/types.js";
 
 export const USAGE = `Usage: contract-test --service <entitlements|webdata> --base-url <URL> [--api-key <KEY>]
-                     [--fixtures <FILE.json>] [--level <schema|behavior|http>] [--report <FILE.json>]
+                     [--fixtures <FILE.json>] [--level <schema|behavior|http|webhooks>] [--report <FILE.json>]
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
                      [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
                      [--known-differences <FILE.json>] [--fail-on <failure|warning>]
+                     [--webhook-secret <SECRET>] [--webhook-receiver <HOST:PORT>]
+                     [--webhook-url <URL>] [--webhook-deadline <MS>]
        contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
 
   --level             schema (default): every operation through the generated clients;
-                      behavior: also the stateful rules (needs --fixtures) and the HTTP probes;
-                      http: only the HTTP probes, raw requests fetch will not send (control bytes,
-                      a broken request line, conflicting framing, huge headers or bodies, a stall)
+                      behavior: also the stateful rules (needs --fixtures), the HTTP probes and
+                      the webhook stage; http: only the HTTP probes, raw requests fetch will not
+                      send (control bytes, a broken request line, conflicting framing, huge
+                      headers or bodies, a stall); webhooks: only the webhook stage, jobs started
+                      with a webhook to the kit's receiver, every call judged
+  --webhook-secret    the secret the target signs its webhook calls with (signatures are not
+                      judged without it)
+  --webhook-receiver  host:port the kit's receiver listens on, which the target must reach
+                      (default 127.0.0.1 and a free port, for a target on this machine; another
+                      target skips the webhook stage without it)
+  --webhook-url       base URL the target calls to reach the receiver, when it is another name
+                      (a tunnel, host.docker.internal)
+  --webhook-deadline  longest wait for a job's last webhook call (default ${DEFAULT_WEBHOOK_DEADLINE_MS} ms)
   --generate          also send N generated requests per check: valid ones, ones that break one
                       constraint, and sequences that follow the description's links
   --seed              seed of the generated requests (default random; printed, so a run can be repeated)
@@ -44,9 +57,10 @@ when most answers are not the API's, and the totals.
 
 Options may also come from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY,
 CONTRACT_FIXTURES, CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME,
-CONTRACT_MAX_ANSWER_BYTES, CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON and
-CONTRACT_KNOWN_DIFFERENCES; a flag wins over its variable. The API key and any password in the
-base URL are never printed or written.
+CONTRACT_MAX_ANSWER_BYTES, CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON,
+CONTRACT_KNOWN_DIFFERENCES, CONTRACT_WEBHOOK_SECRET, CONTRACT_WEBHOOK_RECEIVER,
+CONTRACT_WEBHOOK_URL and CONTRACT_WEBHOOK_DEADLINE; a flag wins over its variable. The API key,
+the webhook secret and any password in the base URL are never printed or written.
 Exit status: 0 no check failed (warnings allowed unless --fail-on warning), 1 a check failed,
 2 bad arguments or unreachable server.`;
 
@@ -90,6 +104,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         junit: { type: "string" },
         "known-differences": { type: "string" },
         "fail-on": { type: "string" },
+        "webhook-secret": { type: "string" },
+        "webhook-receiver": { type: "string" },
+        "webhook-url": { type: "string" },
+        "webhook-deadline": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -135,6 +153,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       generate,
       seed,
       failOn,
+      webhookSecret: pick("webhook-secret", "CONTRACT_WEBHOOK_SECRET"),
+      webhookReceiver: pick("webhook-receiver", "CONTRACT_WEBHOOK_RECEIVER"),
+      webhookUrl: pick("webhook-url", "CONTRACT_WEBHOOK_URL"),
+      webhookDeadlineMs: parseLimit("--webhook-deadline", pick("webhook-deadline", "CONTRACT_WEBHOOK_DEADLINE")),
       ...(knownDifferences ? { knownDifferences: loadKnownDifferences(knownDifferences) } : {}),
       onResult: (result) => {
         if (progressShown) io.progress?.("");
@@ -157,7 +179,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.out(formatSummary(report));
     return runFailed(report) ? 1 : 0;
   } catch (error) {
-    const redact = redactor([apiKey]);
+    const redact = redactor([apiKey, pick("webhook-secret", "CONTRACT_WEBHOOK_SECRET")]);
     if (error instanceof UsageError) {
       io.err(`contract-test: ${redact(error.message)}`);
       return 2;

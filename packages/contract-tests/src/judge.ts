@@ -52,7 +52,8 @@ export function loadBundledSpec(service: Service): JsonObject {
  */
 export class Contract {
   readonly doc: JsonObject;
-  private readonly validators: OpenApiValidators;
+  /** The bundle's validators (contract-core), for what the contract judges beyond answers: webhook calls. */
+  readonly validators: OpenApiValidators;
   private readonly operations: OperationRef[];
 
   constructor(doc: JsonObject) {

@@ -30,9 +30,11 @@ function testcase(report: Report, result: CheckResult): string {
   // An accepted difference is no failure of the run: it passes, with why it was accepted on record.
   if (result.known !== undefined) return `${open}>\n${severity}      <system-out>${escapeXml(`known difference: ${result.known}\n${result.reason}`)}</system-out>\n    </testcase>`;
   const warning = result.severity === "warning";
-  if (warning && report.failOn !== "warning") return `${open}>\n${severity}      <system-out>${escapeXml(`WARNING: ${result.reason}`)}</system-out>\n    </testcase>`;
+  const evidence = result.evidence ?? [];
+  if (warning && report.failOn !== "warning") return `${open}>\n${severity}      <system-out>${escapeXml([`WARNING: ${result.reason}`, ...evidence].join("\n"))}</system-out>\n    </testcase>`;
   const details = [
     result.reason,
+    ...evidence,
     ...(result.failures ?? []).flatMap((failure) => ["", failure.reason, `seed: ${failure.reproduce.seed}`, `request: ${JSON.stringify(failure.reproduce.request)}`, ...failure.reproduce.curl]),
   ].join("\n");
   return `${open}>\n${severity}      <failure${warning ? ' type="warning"' : ""} message="${escapeXml(result.reason)}">${escapeXml(details)}</failure>\n    </testcase>`;

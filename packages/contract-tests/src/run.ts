@@ -10,6 +10,7 @@ import { KnownDifferences, loadKnownDifferences, type KnownDifference } from "./
 import { AnswerTally, diagnose } from "./diagnose.js";
 import { httpProbes } from "./probes/checks.js";
 import { generatedChecks, type Failure, type GeneratedOutcome, type Progress, type Reproduction } from "./generate/generated.js";
+import { DEFAULT_WEBHOOK_DEADLINE_MS, WebhookStage, type WebhookReceiverOptions } from "./webhooks/stage.js";
 
 /** A failure as reports show it: the key redacted from its reason, its reduced request and its curl lines. */
 export function shownFailure(failure: Failure, redact: (text: string) => string): Failure {
@@ -18,7 +19,7 @@ export function shownFailure(failure: Failure, redact: (text: string) => string)
 }
 
 export const SERVICES: readonly Service[] = ["entitlements", "webdata"];
-export const LEVELS: readonly Level[] = ["schema", "behavior", "http"];
+export const LEVELS: readonly Level[] = ["schema", "behavior", "http", "webhooks"];
 
 export interface ContractTestOptions {
   service: Service;
@@ -48,6 +49,18 @@ export interface ContractTestOptions {
   seed?: number;
   /** Called after each generated example (the CLI draws its progress line from here). */
   onProgress?: (progress: Progress) => void;
+  /**
+   * `host:port` the kit's webhook receiver listens on, which the target must be able to reach
+   * (default: 127.0.0.1 with a free port, for a target on this machine's loopback; the webhook
+   * stage is skipped for another target without it).
+   */
+  webhookReceiver?: string;
+  /** Base URL the target calls to reach the receiver, when it is not `http://<webhookReceiver>` (a tunnel, a container's name for the host). */
+  webhookUrl?: string;
+  /** The secret the target signs its webhook calls with; signatures are not judged without it. */
+  webhookSecret?: string;
+  /** Longest wait for a job's last webhook call, from its start (default 60000 ms). */
+  webhookDeadlineMs?: number;
 }
 
 export const DEFAULT_MAX_TIME_MS = 300_000;
@@ -79,6 +92,8 @@ export interface CheckResult {
   failures?: Failure[];
   /** A failure or warning the implementer has accepted (--known-differences): why it is accepted. It does not fail the run. */
   known?: string;
+  /** How to see a miss again: the requests that caused it (as curl) and what came back (the webhook stage's calls). */
+  evidence?: string[];
 }
 
 export interface OperationReport {
@@ -142,8 +157,9 @@ export function parseLimit(name: string, value: number | string | undefined): nu
 /**
  * Options from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY, CONTRACT_FIXTURES,
  * CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME, CONTRACT_MAX_ANSWER_BYTES,
- * CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON and CONTRACT_KNOWN_DIFFERENCES, for runs
- * configured by the environment (e.g. inside vitest).
+ * CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON, CONTRACT_KNOWN_DIFFERENCES,
+ * CONTRACT_WEBHOOK_SECRET, CONTRACT_WEBHOOK_RECEIVER, CONTRACT_WEBHOOK_URL and
+ * CONTRACT_WEBHOOK_DEADLINE, for runs configured by the environment (e.g. inside vitest).
  */
 export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ContractTestOptions {
   const value = (name: string) => env[name] || undefined;
@@ -162,6 +178,10 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
     generate: parseLimit("CONTRACT_GENERATE", value("CONTRACT_GENERATE")),
     seed: parseSeed(value("CONTRACT_SEED")),
     failOn: parseFailOn("CONTRACT_FAIL_ON", value("CONTRACT_FAIL_ON")),
+    webhookSecret: value("CONTRACT_WEBHOOK_SECRET"),
+    webhookReceiver: value("CONTRACT_WEBHOOK_RECEIVER"),
+    webhookUrl: value("CONTRACT_WEBHOOK_URL"),
+    webhookDeadlineMs: parseLimit("CONTRACT_WEBHOOK_DEADLINE", value("CONTRACT_WEBHOOK_DEADLINE")),
     ...(value("CONTRACT_KNOWN_DIFFERENCES") ? { knownDifferences: loadKnownDifferences(value("CONTRACT_KNOWN_DIFFERENCES")!) } : {}),
   };
 }
@@ -185,6 +205,44 @@ interface Resolved {
   seed: number;
   failOn: Severity;
   redact: (text: string) => string;
+  /** The webhook stage's settings; absent at levels that do not run it. */
+  webhooks?: { receiver?: WebhookReceiverOptions; unavailable?: string; secret?: string; deadlineMs: number };
+}
+
+/** Whether a host name is this machine's loopback: a target there reaches a receiver on 127.0.0.1. */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** `host:port` (an IPv6 host in brackets), or a UsageError naming the option. */
+function parseHostPort(name: string, value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new UsageError(`${name} must be host:port, e.g. 127.0.0.1:0 or [::1]:8080 (got ${JSON.stringify(value)})`);
+  return { host: match[1] ?? match[2]!, port };
+}
+
+/** Where the webhook stage's receiver listens and what the target calls, or why there is none (absent at levels without the stage). */
+export function webhookStageSettings(options: ContractTestOptions, level: Level, target: URL): Resolved["webhooks"] {
+  if (level !== "behavior" && level !== "webhooks") return undefined;
+  const deadlineMs = parseLimit("webhookDeadlineMs", options.webhookDeadlineMs) ?? DEFAULT_WEBHOOK_DEADLINE_MS;
+  const secret = options.webhookSecret || undefined;
+  let publicUrl: string | undefined;
+  if (options.webhookUrl !== undefined) {
+    if (!URL.canParse(options.webhookUrl) || !/^https?:$/.test(new URL(options.webhookUrl).protocol)) throw new UsageError(`webhook URL must be an http or https URL (got ${JSON.stringify(options.webhookUrl)})`);
+    publicUrl = options.webhookUrl;
+  }
+  let listen: { host: string; port: number } | undefined;
+  if (options.webhookReceiver !== undefined) listen = parseHostPort("webhook receiver", options.webhookReceiver);
+  else if (isLoopback(target.hostname)) listen = { host: target.hostname.replace(/^\[|\]$/g, "") === "::1" ? "::1" : "127.0.0.1", port: 0 };
+  if (!listen) {
+    const unavailable = `the target (${target.hostname}) is not on this machine: give a receiver address it can reach (--webhook-receiver host:port, and --webhook-url when it calls another name)`;
+    if (level === "webhooks") throw new UsageError(unavailable);
+    return { unavailable, secret, deadlineMs };
+  }
+  if ((listen.host === "0.0.0.0" || listen.host === "::") && publicUrl === undefined) throw new UsageError(`a receiver listening on every interface (${listen.host}) needs --webhook-url: the address the target calls`);
+  return { receiver: { ...listen, ...(publicUrl ? { publicUrl } : {}) }, secret, deadlineMs };
 }
 
 /** A seed for a run that was given none; it is printed so that the run can be repeated. */
@@ -237,7 +295,8 @@ function resolveOptions(options: ContractTestOptions): Resolved {
     generate,
     seed,
     failOn,
-    redact: redactor([apiKey, url.password, url.username && !url.password ? url.username : undefined]),
+    redact: redactor([apiKey, url.password, url.username && !url.password ? url.username : undefined, options.webhookSecret]),
+    webhooks: webhookStageSettings(options, level, url),
   };
 }
 
@@ -247,10 +306,20 @@ function resolveOptions(options: ContractTestOptions): Resolved {
  * the timeout, or the run passes its deadline.
  */
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
-  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact } = resolveOptions(options);
+  const resolved = resolveOptions(options);
+  const deadline = AbortSignal.timeout(resolved.limits.maxTimeMs);
+  const stage = resolved.webhooks && new WebhookStage({ ...resolved.webhooks, maxBodyBytes: resolved.limits.maxAnswerBytes, runDeadline: deadline });
+  try {
+    return await runResolved(options, resolved, deadline, stage);
+  } finally {
+    await stage?.close();
+  }
+}
+
+async function runResolved(options: ContractTestOptions, resolved: Resolved, deadline: AbortSignal, webhooks: WebhookStage | undefined): Promise<Report> {
+  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact } = resolved;
   const contract = new Contract(loadBundledSpec(options.service));
   const deadlineAt = Date.now() + limits.maxTimeMs;
-  const deadline = AbortSignal.timeout(limits.maxTimeMs);
   const coverage = new CoverageRecorder(options.service, contract.doc);
   const tally = new AnswerTally();
   const observe = (observed: ObservedExchange) => {
@@ -258,9 +327,12 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
     coverage.record(contract.findOperation(observed.exchange.method, observed.exchange.path)?.operationId, observed.exchange.status, observed.sent);
   };
   const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch, observe });
-  const ctx: CheckContext = { caller, contract, level, fixtures, coverage, wire: { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline } };
+  const ctx: CheckContext = { caller, contract, level, fixtures, coverage, webhooks, wire: { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline } };
   const report = { service: options.service, baseUrl: shownBaseUrl, level, limits, failOn, passed: 0, failed: 0, operations: {} } as Omit<Report, "coverage"> as Report;
   const checks = listChecks(options.service, level, contract);
+  if (level === "webhooks" && checks.length === 0) {
+    throw new UsageError(`no operation of ${options.service} takes a webhook in its requests, so the kit cannot start a job that calls its receiver`);
+  }
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
   const finish = async (): Promise<Report> => {
     const stale = known?.stale() ?? [];
@@ -312,6 +384,10 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
       await Promise.allSettled(waiting.values());
       throw new UnreachableError(redact(outcome.message));
     }
+    if (outcome.skipped) {
+      skip(check, redact(outcome.reason));
+      continue;
+    }
     record({
       operation: check.operation,
       check: check.name,
@@ -320,6 +396,7 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
       passed: outcome.ok,
       reason: redact(outcome.reason),
       ...(outcome.ok ? {} : { severity: outcome.severity ?? "failure" }),
+      ...(outcome.evidence && !outcome.ok ? { evidence: outcome.evidence.map(redact) } : {}),
     });
     // A check that took the target down fails; what comes after it cannot run.
     if (outcome.targetGone) goneAfter = `${check.operation} ${check.name}`;
@@ -388,6 +465,7 @@ export function formatResult(result: CheckResult): string {
   const status = result.skipped ? "SKIP" : result.passed ? "PASS" : result.known !== undefined ? "KNOWN" : result.severity === "warning" ? "WARN" : "FAIL";
   const accepted = result.known !== undefined ? ` (known difference: ${result.known})` : "";
   const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}${accepted}`;
+  if (result.evidence) return [line, ...result.evidence.map((evidence) => `     ${evidence}`)].join("\n");
   if (!result.failures) return line;
   const details = result.failures.flatMap((failure, i) => [...(i > 0 ? [`     also: ${failure.reason}`] : []), `     seed: ${failure.reproduce.seed}`, ...failure.reproduce.curl.map((curl) => `     ${curl}`)]);
   return [line, ...details].join("\n");

@@ -106,7 +106,7 @@ describe("the generator honours x-rules with the validators' clock", () => {
 
 /** The rules a schema of the bundle carries, by component name. */
 function rulesOf(document: ReturnType<typeof loadBundle>, schema: string): XRule[] {
-  return ((document.components as Record<string, Record<string, { "x-rules"?: XRule[] }>>).schemas[schema]!["x-rules"] ?? []) as XRule[];
+  return ((document.components as Record<string, Record<string, { "x-rules"?: XRule[] }>>).schemas![schema]!["x-rules"] ?? []) as XRule[];
 }
 
 describe("the generator keeps the live service's URL, length and format rules, and breaks each on purpose", () => {

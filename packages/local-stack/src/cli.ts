@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { describeFault, listApis, loadFaults, type ApiDefinition, type FaultsOptions } from "@api-contracts/contract-core";
+import { describeDeliveryReport, describeFault, listApis, loadFaults, type ApiDefinition, type FaultsOptions } from "@api-contracts/contract-core";
 import { startApiServer, startTogether } from "./stack.js";
 
 /** The APIs in the order of their default ports, as the command prints them. */
@@ -26,6 +26,8 @@ ${portLines.join("\n")}
   ${"--faults <file>".padEnd(width)}inject latency and faults by the rules of <file>, logging each on stderr
   ${"".padEnd(width)}(format: @api-contracts/contract-core/faults.schema.json)
   ${"--faults-seed <n>".padEnd(width)}seed of the faults' draws, 0 to ${SEED_MAX} (default: a random one, printed)
+  ${"--webhook-secret <secret>".padEnd(width)}sign the webhook calls of crawls started with a webhook (the mock
+  ${"".padEnd(width)}sends the documented examples); each call's end is logged on stderr
   ${"--help".padEnd(width)}show this help
 
 Per request, the header "Prefer: example=<name>" picks a named example and
@@ -67,6 +69,7 @@ export async function main(argv: string[], out: (line: string) => void = console
       stateful: { type: "boolean", default: false },
       faults: { type: "string" },
       "faults-seed": { type: "string" },
+      "webhook-secret": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     };
     for (const api of apis) options[`${api.name}-port`] = { type: "string" };
@@ -107,6 +110,8 @@ export async function main(argv: string[], out: (line: string) => void = console
             stateful: values.stateful === true,
             ...(seed !== undefined ? { seed } : {}),
             ...(faults ? { faults } : {}),
+            ...(text("webhook-secret") !== undefined ? { webhookSecret: text("webhook-secret") } : {}),
+            onWebhookReport: (report) => console.error(`${api.name} webhook ${describeDeliveryReport(report)}`),
           }),
       })),
     );

@@ -1,4 +1,4 @@
-import { getApi, listApis, type ApiName, type FaultsOptions } from "@api-contracts/contract-core";
+import { getApi, listApis, loadBundle, takesWebhook, walkOperations, type ApiName, type DeliveryReport, type FaultsOptions } from "@api-contracts/contract-core";
 import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { startReferenceServer } from "@api-contracts/reference-server";
@@ -21,15 +21,33 @@ export interface ApiServerOptions {
   seed?: number | string;
   /** Mocks only: latency and faults to inject (rules of contract-core's faults format, a seed, a log). */
   faults?: FaultsOptions;
+  /**
+   * Signs the webhook calls made for requests that carry a webhook (web data crawls): the mock's
+   * documented examples, or the reference implementation's crawl calls. An API whose requests carry
+   * none makes no call and does not read it.
+   */
+  webhookSecret?: string;
+  /** Told of every webhook call's end. */
+  onWebhookReport?: (report: DeliveryReport) => void;
+}
+
+/** Whether any request of the API carries a webhook member (its calls are then signed with the secret). */
+function callsWebhooks(api: ApiName): boolean {
+  const document = loadBundle(api);
+  return walkOperations(document).some((operation) => takesWebhook(document, operation));
 }
 
 /** Serves one API: its mock, or with `stateful` the reference implementation, on the same port. */
 export function startApiServer(options: ApiServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? getApi(options.api).mockPort;
+  const webhooks = {
+    ...(options.webhookSecret !== undefined && callsWebhooks(options.api) ? { webhookSecret: options.webhookSecret } : {}),
+    ...(options.onWebhookReport ? { onWebhookReport: options.onWebhookReport } : {}),
+  };
   if (options.stateful) {
     if (options.faults) return Promise.reject(new TypeError("faults are injected by the mocks, not by the stateful reference implementation"));
-    return startReferenceServer({ service: options.api as "entitlements" | "webdata", host, port });
+    return startReferenceServer({ service: options.api as "entitlements" | "webdata", host, port, ...webhooks });
   }
   return startMockServer({
     service: options.api,
@@ -38,6 +56,7 @@ export function startApiServer(options: ApiServerOptions): Promise<RunningServer
     dynamic: options.dynamic ?? false,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.faults ? { faults: options.faults } : {}),
+    ...webhooks,
   });
 }
 

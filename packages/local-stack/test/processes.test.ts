@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { defaultFixtures } from "@api-contracts/reference-server";
 import { startApiServer, startLocalStack } from "../src/index.js";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -53,7 +56,7 @@ describe("api-mock command", () => {
   it("--help prints the usage with every option and exits 0", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
-    for (const flag of ["--host", "--webdata-port", "--entitlements-port", "--only", "--dynamic", "--seed", "--stateful", "--faults", "--faults-seed", "latency=", "fault="]) expect(stdout).toContain(flag);
+    for (const flag of ["--host", "--webdata-port", "--entitlements-port", "--only", "--dynamic", "--seed", "--stateful", "--faults", "--faults-seed", "--webhook-secret", "latency=", "fault="]) expect(stdout).toContain(flag);
   });
 
   it("an unknown flag, a bad port or an unknown API exits 2 with a message", async () => {
@@ -90,6 +93,44 @@ describe("api-mock command", () => {
     child.kill("SIGTERM");
     await once(child, "exit");
   });
+});
+
+describe("api-mock --webhook-secret", () => {
+  it("signs the crawl calls of the mock and of --stateful, each call's end logged on stderr", async () => {
+    const { OpenApiValidators, loadBundle } = await import("@api-contracts/contract-core");
+    const contract = new OpenApiValidators(loadBundle("webdata"));
+    const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk));
+      req.on("end", () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      for (const [mode, key] of [["mock", webKey.authorization], ["stateful", `Bearer ${defaultFixtures.api_keys.webdata}`]] as const) {
+        const { child, urls, stderr } = await launch([...(mode === "stateful" ? ["--stateful"] : []), "--webhook-secret", "s3cret", "--webdata-port", "0", "--entitlements-port", "0"], 2);
+        received.length = 0;
+        const crawl = await fetch(`${urls[0]}/v2/crawl`, {
+          method: "POST",
+          headers: { authorization: key, "content-type": "application/json" },
+          body: JSON.stringify({ url: "https://example.com", limit: 1, webhook: { url: hook, events: ["started", "completed"] } }),
+        });
+        expect(crawl.status, mode).toBe(200);
+        await expect.poll(() => received.length).toBe(2);
+        for (const call of received) expect(contract.validateDelivery(call, { secret: "s3cret" }).errors, mode).toEqual([]);
+        await expect.poll(() => stderr().match(/^webdata webhook crawl\.\w+ to http:\/\/127\.0\.0\.1:\d+\/hook: delivered 200 in \d+ ms$/gm)?.length ?? 0).toBe(2);
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }
+    } finally {
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+  }, 60_000);
 });
 
 describe("startApiServer", () => {

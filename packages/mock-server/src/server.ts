@@ -12,6 +12,7 @@ import {
   type ErrorReply,
   type FaultDecision,
   type FaultsOptions,
+  type DeliveryReport,
   type LingerBounds,
   type Problem,
 } from "@api-contracts/contract-core";
@@ -27,6 +28,7 @@ import {
   type RouteComponent,
 } from "./prism.js";
 import { loadApi, type ApiDescription, type Service } from "./spec.js";
+import { ExampleDeliveries } from "./webhooks.js";
 
 export type { Service } from "./spec.js";
 
@@ -50,6 +52,17 @@ export interface MockServerOptions {
   linger?: LingerBounds;
   /** Latency and faults to inject, by rule; requests can also ask for them with `Prefer: latency=`, `fault=`. */
   faults?: FaultsOptions;
+  /**
+   * Signs the example webhook calls the mock makes for a request that carries a `webhook` (a crawl),
+   * as the description's `x-webhook-signature` says; they go unsigned without it.
+   */
+  webhookSecret?: string;
+  /** A webhook call not answered within this many milliseconds is aborted. Default 10 s. */
+  webhookTimeout?: number;
+  /** Webhook calls waiting or in flight at once; a crawl's calls beyond it are dropped whole. Default 1000. */
+  maxPendingWebhooks?: number;
+  /** Told of every webhook call's end: delivered, refused, failed, timed out, dropped or cancelled. */
+  onWebhookReport?: (report: DeliveryReport) => void;
 }
 
 export interface RunningServer {
@@ -263,6 +276,11 @@ async function createMockHandler(options: MockServerOptions) {
   };
   const route = createRoute();
   const serve = createAnswer(api, base);
+  const webhooks = new ExampleDeliveries(api, {
+    secret: options.webhookSecret,
+    limits: { timeoutMs: options.webhookTimeout, maxPending: options.maxPendingWebhooks },
+    onReport: options.onWebhookReport,
+  });
   const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: api.errors.validators, service: options.service, seed: options.faults.seed ?? 0 }) : undefined;
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   /** What a request asked for with `Prefer: latency=, fault=`, or else the rule that fires on it. */
@@ -335,6 +353,8 @@ async function createMockHandler(options: MockServerOptions) {
       if (result._tag === "Right") {
         const output = result.right;
         send(res, output.statusCode, output.headers ?? {}, output.body, delivery);
+        // A crawl answered 2xx with a webhook gets the documented example calls, after its answer.
+        if (routed._tag === "Right" && output.statusCode >= 200 && output.statusCode < 300) webhooks.deliver(routed.right.method, routed.right.path, body, output.body);
       } else if (result.left instanceof Refusal) {
         answerError(res, result.left.operation, result.left.problem, delivery);
       } else {
@@ -345,7 +365,7 @@ async function createMockHandler(options: MockServerOptions) {
       answerError(res, undefined, { kind: "internal" });
     }
   };
-  return { handle, unparsed };
+  return { handle, unparsed, close: () => webhooks.close() };
 }
 
 /** Serves one API's mock on `host:port` until `close()`. */
@@ -354,7 +374,7 @@ export async function startMockServer(options: MockServerOptions): Promise<Runni
   const port = options.port ?? 0;
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
-  const { handle, unparsed } = await createMockHandler(options);
+  const { handle, unparsed, close: closeWebhooks } = await createMockHandler(options);
   const server = createEdgeServer(
     { requestTimeoutMs: requestTimeout, headersTimeoutMs: headersTimeout, ...(options.linger ? { linger: options.linger } : {}) },
     (req, res) => void handle(req, res),
@@ -362,10 +382,12 @@ export async function startMockServer(options: MockServerOptions): Promise<Runni
   );
   return {
     ...(await listen(server, port, host)),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+      await closeWebhooks();
+    },
   };
 }

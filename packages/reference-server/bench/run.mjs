@@ -3,22 +3,11 @@
 // few live locks, and with --locks live locks on the very balance checked) and on the Prism mock,
 // measured in the same run in alternating rounds (medians of the rounds).
 //   npm run bench -w packages/reference-server [-- --duration 5 --rounds 3 --connections 10 --locks 100000]
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { benchOptions, median } from "./support.mjs";
 import { defaultFixtures, startReferenceServer } from "../dist/index.js";
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: "string", default: "5" },
-    rounds: { type: "string", default: "3" },
-    connections: { type: "string", default: "10" },
-    locks: { type: "string", default: "100000" },
-  },
-});
-const duration = Number(values.duration);
-const rounds = Number(values.rounds);
-const connections = Number(values.connections);
-const lockCount = Number(values.locks);
+const { duration, rounds, connections, locks: lockCount } = benchOptions({ locks: "100000" });
 
 const { customer_id, metered_feature_id } = defaultFixtures.entitlements;
 const body = JSON.stringify({ customer_id, feature_id: metered_feature_id, required_balance: 1 });
@@ -88,11 +77,6 @@ function once(url) {
     );
   });
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const samples = new Map(targets.map((t) => [t.name, { rps: [], p99: [], non2xx: 0 }]));
 try {

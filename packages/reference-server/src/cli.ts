@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
 import { startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
 
@@ -17,6 +18,14 @@ Options:
                              crawl's url (default: the address it listens on)
   --help                     show this help
 
+Webhooks (each call's end is printed on stderr):
+  --webhook-secret <secret>  web data: sign crawl webhook calls (X-Firecrawl-Signature:
+                             sha256=<hex HMAC-SHA256 of the body>); unsigned without it
+  --entitlements-webhook <url>
+                             entitlements: send balances.limit_reached calls to <url>
+  --entitlements-webhook-secret <whsec_...>
+                             ... signed with this Standard Webhooks secret (required with it)
+
 Limits (positive integers; see the README's limits table):
   --body-limit <bytes>       largest request body (default: 1048576 entitlements,
                              10485760 web data); a larger Content-Length is 413 at once
@@ -32,6 +41,9 @@ Limits (positive integers; see the README's limits table):
   --idempotency-key-ttl <ms> how long an idempotency key is remembered (default: 86400000)
   --max-crawls <n>           crawls started through the API kept (default: 10000); the
                              oldest is forgotten first
+  --webhook-timeout <ms>     abort a webhook call not answered in time (default: 10000)
+  --max-pending-webhooks <n> webhook calls waiting or in flight (default: 1000); more
+                             are dropped, a crawl's calls all or none
 `;
 
 /** Limit flags and the option each sets. */
@@ -46,6 +58,8 @@ const LIMIT_FLAGS: Record<string, keyof ReferenceLimits> = {
   "max-idempotency-keys": "maxIdempotencyKeys",
   "idempotency-key-ttl": "idempotencyKeyTtlMs",
   "max-crawls": "maxCrawls",
+  "webhook-timeout": "webhookTimeoutMs",
+  "max-pending-webhooks": "maxPendingWebhooks",
 };
 
 function port(value: string, flag: string): number {
@@ -55,6 +69,7 @@ function port(value: string, flag: string): number {
 }
 
 class UsageError extends Error {}
+
 
 function limitsOf(values: Record<string, unknown>): Partial<ReferenceLimits> {
   const limits: Partial<ReferenceLimits> = {};
@@ -79,6 +94,9 @@ async function main(argv: string[]): Promise<void> {
       fixtures: { type: "string" },
       "write-fixtures": { type: "string" },
       "public-url": { type: "string" },
+      "webhook-secret": { type: "string" },
+      "entitlements-webhook": { type: "string" },
+      "entitlements-webhook-secret": { type: "string" },
       ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" as const }])),
       help: { type: "boolean", default: false },
     },
@@ -101,9 +119,20 @@ async function main(argv: string[]): Promise<void> {
   const publicUrl = values["public-url"];
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new UsageError(`--public-url must be an absolute URL, got ${publicUrl}`);
 
+  const webhookUrl = values["entitlements-webhook"];
+  if ((webhookUrl === undefined) !== (values["entitlements-webhook-secret"] === undefined)) throw new UsageError("--entitlements-webhook and --entitlements-webhook-secret go together");
+  const webhooks: Record<Service, { webhookSecret?: string; webhookUrl?: string }> = {
+    webdata: { webhookSecret: values["webhook-secret"] },
+    entitlements: { webhookUrl, webhookSecret: values["entitlements-webhook-secret"] },
+  };
+
   const servers: ReferenceServer[] = [];
   for (const service of services) {
-    const server = await startReferenceServer({ service, host: values.host, port: ports[service], fixtures, limits, publicUrl });
+    const onWebhookReport = (report: DeliveryReport): void => void process.stderr.write(`${service} webhook ${describeDeliveryReport(report)}\n`);
+    const server = await startReferenceServer({ service, host: values.host, port: ports[service], fixtures, limits, publicUrl, ...webhooks[service], onWebhookReport }).catch((error: unknown) => {
+      // The options are checked when the server is made (a webhook URL or secret it cannot use): the caller's mistake.
+      throw error instanceof TypeError ? new UsageError(error.message) : error;
+    });
     servers.push(server);
     process.stdout.write(`${service} reference server listening on ${server.url}\n`);
   }

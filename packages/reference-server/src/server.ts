@@ -1,14 +1,16 @@
 import type { FastifyInstance } from "fastify";
+import type { DeliveryReport } from "@api-contracts/contract-core";
 import { defaultFixtures, validateFixtures, type Fixtures } from "./fixtures.js";
 import { entitlementsApp } from "./entitlements/routes.js";
 import { DEFAULT_HTTP_LIMITS, listen, type HttpLimits } from "./http.js";
 import { DEFAULT_STATE_LIMITS, type StateLimits } from "./state.js";
 import { webdataApp } from "./webdata/routes.js";
+import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from "./webhooks.js";
 
 export type Service = "entitlements" | "webdata";
 
 /** Every limit the server enforces on clients; each defaults as the README's limits table says. */
-export type ReferenceLimits = HttpLimits & StateLimits;
+export type ReferenceLimits = HttpLimits & StateLimits & WebhookLimits;
 
 /** Largest request body by default, in bytes: 1 MiB for entitlements, 10 MiB for web data. */
 export const DEFAULT_BODY_LIMIT_BYTES: Record<Service, number> = { entitlements: 1024 * 1024, webdata: 10 * 1024 * 1024 };
@@ -27,6 +29,16 @@ export interface ReferenceServerOptions {
   limits?: Partial<ReferenceLimits>;
   /** Base URL of the URLs the Web Data API hands out (a started crawl's `url`); default: the listening address. */
   publicUrl?: string;
+  /**
+   * The secret webhook calls are signed with. Web data: the team's secret, any string (`X-Firecrawl-Signature`;
+   * crawl calls go unsigned without it, as the service sends them when it knows none). Entitlements:
+   * the endpoint's Standard Webhooks secret, `whsec_` and a base64 key; required with `webhookUrl`.
+   */
+  webhookSecret?: string;
+  /** Entitlements: the endpoint `balances.limit_reached` calls go to; none are sent without it. */
+  webhookUrl?: string;
+  /** Told of the end of every webhook call the server makes (delivered, refused, failed, timed out, dropped, cancelled). */
+  onWebhookReport?: (report: DeliveryReport) => void;
 }
 
 export interface ReferenceServer {
@@ -38,7 +50,7 @@ export interface ReferenceServer {
 
 /** The limits of one service: the defaults, overridden by the given ones (each a positive number). */
 export function resolveLimits(service: Service, given: Partial<ReferenceLimits> = {}): ReferenceLimits {
-  const limits: ReferenceLimits = { bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES[service], ...DEFAULT_HTTP_LIMITS, ...DEFAULT_STATE_LIMITS };
+  const limits: ReferenceLimits = { bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES[service], ...DEFAULT_HTTP_LIMITS, ...DEFAULT_STATE_LIMITS, ...DEFAULT_WEBHOOK_LIMITS };
   for (const [name, value] of Object.entries(given)) {
     if (!Object.hasOwn(limits, name)) throw new TypeError(`unknown limit ${name}`);
     if (value === undefined) continue;
@@ -54,15 +66,28 @@ function publicBase(url: string): string {
   return parsed.href.replace(/\/+$/, "");
 }
 
+/** An entitlements endpoint: an http(s) URL and a Standard Webhooks secret (`whsec_` and a base64 key, as Svix gives them). */
+function checkEndpoint(url: string, secret: string): void {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") throw new TypeError(`webhookUrl must be an http or https URL, got ${url}`);
+  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) throw new TypeError("webhookSecret must be a Standard Webhooks secret: whsec_ followed by a base64 key");
+}
+
 /** Builds the Fastify app of one service without listening (for embedding). */
 export function buildReferenceApp(options: Omit<ReferenceServerOptions, "host" | "port">): FastifyInstance {
   const fixtures = validateFixtures(options.fixtures ?? defaultFixtures);
   const now = options.now ?? Date.now;
   const limits = resolveLimits(options.service, options.limits);
-  if (options.service === "entitlements") return entitlementsApp({ fixtures, now, http: limits, state: limits }).app;
+  const webhooks = { secret: options.webhookSecret, limits, onReport: options.onWebhookReport };
+  if (options.service === "entitlements") {
+    if ((options.webhookUrl === undefined) !== (options.webhookSecret === undefined)) throw new TypeError("webhookUrl and webhookSecret go together: balance events are sent to the endpoint, signed with its whsec_ secret");
+    if (options.webhookUrl !== undefined) checkEndpoint(options.webhookUrl, options.webhookSecret!);
+    return entitlementsApp({ fixtures, now, http: limits, state: limits, webhooks: { ...webhooks, url: options.webhookUrl } }).app;
+  }
   if (options.service === "webdata") {
+    if (options.webhookUrl !== undefined) throw new TypeError("webhookUrl is for entitlements: every crawl names its own webhook");
     const publicUrl = options.publicUrl === undefined ? undefined : publicBase(options.publicUrl);
-    return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl }).app;
+    return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl, webhooks }).app;
   }
   throw new Error(`unknown service ${String(options.service)}: expected entitlements or webdata`);
 }

@@ -3,9 +3,13 @@ import type { Caller, CallResult } from "../http.js";
 import type { Contract } from "../judge.js";
 import type { Fixtures } from "../fixtures.js";
 import type { WireTarget } from "../probes/wire.js";
+import type { WebhookStage } from "../webhooks/stage.js";
 
-/** `schema` and `behavior` speak through the generated clients; `http` sends raw bytes (behaviour level runs it too). */
-export type Level = "schema" | "behavior" | "http";
+/**
+ * `schema` and `behavior` speak through the generated clients; `http` sends raw bytes; `webhooks`
+ * starts jobs whose webhook calls the kit's receiver (behaviour level runs both too).
+ */
+export type Level = "schema" | "behavior" | "http" | "webhooks";
 
 /**
  * A failure: a client that follows the contract is, or could be, harmed (exit 1). A warning:
@@ -21,6 +25,10 @@ export interface Outcome {
   severity?: Severity;
   /** The target stopped answering after this check: the checks after it cannot run. */
   targetGone?: boolean;
+  /** Not run, for the reason given (nothing to judge it with): reported SKIP. */
+  skipped?: boolean;
+  /** How to see a miss again: the requests that caused it (as curl) and what came back. */
+  evidence?: string[];
 }
 
 export interface CheckContext {
@@ -32,6 +40,8 @@ export interface CheckContext {
   wire: WireTarget;
   /** What the run exercised; checks that send without the client (the probes) count their answers here. */
   coverage?: CoverageRecorder;
+  /** The webhook stage's receiver and jobs, shared by its checks. */
+  webhooks?: WebhookStage;
 }
 
 /** One named check of one operation. `name` is stable: reports and tests refer to it. */
@@ -57,6 +67,10 @@ export function fail(reason: string): Outcome {
 
 export function warn(reason: string): Outcome {
   return { ok: false, reason, severity: "warning" };
+}
+
+export function skip(reason: string): Outcome {
+  return { ok: false, reason, skipped: true };
 }
 
 /** Thrown inside a check to stop it with a failure; the runner turns it into the check's outcome. */

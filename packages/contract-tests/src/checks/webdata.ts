@@ -3,6 +3,7 @@ import type { Contract } from "../judge.js";
 import type { WebdataFixtures } from "../fixtures.js";
 import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, preferStatus, statusCheck, unknownIdCheck, successCheck } from "./common.js";
 import { fail, pass, requireAnswer, type Check, type CheckContext } from "./types.js";
+import { webhookChecks } from "../webhooks/stage.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
 const PLACEHOLDER: WebdataFixtures = {
@@ -161,6 +162,9 @@ export function webdataChecks(contract: Contract): Check[] {
       },
     );
   }
+
+  // Crawls with a webhook to the kit's receiver: a small limit keeps a real crawl short.
+  if (has("startCrawl")) checks.push(...webhookChecks(contract, "startCrawl", (ctx) => ({ url: webdataIds(ctx).crawl_url, limit: 2 })));
 
   return checks;
 }

@@ -6,6 +6,7 @@ import { createApp, Refusals, registerOperation, type HandlerInput, type HttpLim
 import { contractOf } from "../spec.js";
 import type { AnswerOf, QueryOf, RequestBody } from "../typing.js";
 import type { StateLimits } from "../state.js";
+import { webhookSender, type WebhookSettings } from "../webhooks.js";
 import { EntitlementsError, EntitlementsStore } from "./store.js";
 
 type CheckOp = paths["/v1/balances.check"]["post"];
@@ -32,15 +33,25 @@ export interface EntitlementsAppOptions {
   now: () => number;
   http: HttpLimits;
   state: StateLimits;
+  /** Balance events: the endpoint they go to (none: no calls) and its `whsec_` secret. */
+  webhooks: WebhookSettings & { url?: string };
 }
 
 /** The entitlements API: check (and its legacy alias), track (and alias), finalize. */
-export function entitlementsApp({ fixtures, now, http, state }: EntitlementsAppOptions): { app: FastifyInstance; store: EntitlementsStore } {
+export function entitlementsApp({ fixtures, now, http, state, webhooks }: EntitlementsAppOptions): { app: FastifyInstance; store: EntitlementsStore } {
   const world: World = fixtures.world;
   const store = new EntitlementsStore(world.entitlements, now, state);
   const env = store.env;
-  const refusals = new Refusals(contractOf("entitlements", now), fixtures.api_keys.entitlements, { env });
+  const contract = contractOf("entitlements", now);
+  const refusals = new Refusals(contract, fixtures.api_keys.entitlements, { env });
   const app = createApp(refusals, http);
+  const endpoint = webhooks.url;
+  if (endpoint !== undefined) {
+    const deliverer = webhookSender(contract.validators, webhooks);
+    // Sent after the answer is decided and never awaited: a slow endpoint cannot slow a request.
+    store.onLimitReached = (data) => void deliverer.send({ url: endpoint, payload: { type: "balances.limit_reached", data } });
+    app.addHook("onClose", () => deliverer.close());
+  }
 
   /**
    * Turns the store's refusals into error answers; `statuses` lists the error statuses the

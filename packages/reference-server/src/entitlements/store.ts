@@ -11,6 +11,7 @@ export type CheckResponse = Schemas["CheckResponse"];
 export type TrackRequest = Schemas["TrackRequest"];
 export type TrackResponse = Schemas["TrackResponse"];
 export type FinalizeRequest = Schemas["FinalizeRequest"];
+export type LimitReached = Schemas["LimitReached"];
 type ProductItem = Product["items"][number];
 type Interval = NonNullable<ProductItem["interval"]>;
 
@@ -71,6 +72,8 @@ interface Holder {
 /** A live hold: units reserved on one or more accounts under one lock id. */
 interface Lock {
   id: string;
+  /** The customer or entity whose balances it holds. */
+  holder: Holder;
   parts: Array<{ account: Account; amount: number }>;
   expiresAt: number | null;
 }
@@ -195,6 +198,8 @@ function addInterval(from: number, interval: Interval, count: number): number {
  */
 export class EntitlementsStore {
   readonly env: "sandbox" | "live";
+  /** Told when a request takes a customer or entity from allowed to denied on a feature (`balances.limit_reached`). */
+  onLimitReached: (data: LimitReached) => void = () => undefined;
   private readonly features: Map<string, Feature>;
   private readonly products: Map<string, Product>;
   private readonly customers = new Map<string, { holder: Holder; entities: Map<string, Holder> }>();
@@ -314,6 +319,28 @@ export class EntitlementsStore {
     return Math.max(0, EntitlementsStore.granted(account) - account.usage - heldNow(account));
   }
 
+  /** Whether a check of the account's feature would be allowed: unlimited, or anything left (as live, for any amount above zero). */
+  private static open(account: Account): boolean {
+    return EntitlementsStore.unlimited(account) || EntitlementsStore.remaining(account) > 0;
+  }
+
+  /**
+   * Notes which of the accounts a request is about to draw on are open now, and returns what to
+   * call once it has: each that it closed is reported as a limit reached, once per account.
+   */
+  private watchLimits(holder: Holder, accounts: Array<Account | undefined>): () => void {
+    const open = [...new Set(accounts)].filter((account): account is Account => account !== undefined && EntitlementsStore.open(account));
+    return () => {
+      for (const account of open) {
+        if (EntitlementsStore.open(account)) continue;
+        // This server has no overage, purchase caps, spend or usage limits: the included allowance is what runs out.
+        const data: LimitReached = { customer_id: holder.customerId, feature_id: account.featureId, limit_type: "included" };
+        if (holder.entityId !== null) data.entity_id = holder.entityId;
+        this.onLimitReached(data);
+      }
+    };
+  }
+
   private balanceOf(account: Account, expand: boolean): Balance {
     const unlimited = EntitlementsStore.unlimited(account);
     // Usage (and holds) are drawn from the sources in the order the products list them.
@@ -377,6 +404,7 @@ export class EntitlementsStore {
     let allowed: boolean;
     let balance: Balance | null = null;
     let flag: Flag | null = null;
+    const reportLimits = this.watchLimits(holder, [account]);
     if (feature.type === "boolean") {
       flag = this.flagOf(holder, feature.id, options.expandFlagFeature);
       allowed = flag !== null;
@@ -386,12 +414,13 @@ export class EntitlementsStore {
       allowed = EntitlementsStore.unlimited(account) || EntitlementsStore.remaining(account) >= required;
       if (allowed && req.lock) {
         hold(account, req.lock.lock_id, required);
-        this.addLock({ id: req.lock.lock_id, parts: [{ account, amount: required }], expiresAt: req.lock.expires_at ?? null });
+        this.addLock({ id: req.lock.lock_id, holder, parts: [{ account, amount: required }], expiresAt: req.lock.expires_at ?? null });
       } else if (allowed && req.send_event) {
         account.usage = saturatedSum(account.usage, required);
       }
       balance = this.balanceOf(account, options.expandBalanceFeature);
     }
+    reportLimits();
 
     const response: CheckResponse = {
       allowed,
@@ -441,10 +470,12 @@ export class EntitlementsStore {
     }
     // A negative override commits a credit, as live.
     const override = req.override_value ?? null;
+    const reportLimits = this.watchLimits(lock.holder, lock.parts.map((part) => part.account));
     this.endLock(lock);
     if (req.action === "confirm") {
       for (const part of lock.parts) part.account.usage = saturatedSum(part.account.usage, override ?? part.amount);
     }
+    reportLimits();
   }
 
   /** Records usage by feature id or by event name (every feature listening to the event). */
@@ -478,7 +509,8 @@ export class EntitlementsStore {
       return { feature, account, amount };
     });
     if (idempotencyKey !== null) this.idempotencyKeys.add(idempotencyKey);
-    const lock: Lock | null = req.lock ? { id: req.lock.lock_id, parts: [], expiresAt: req.lock.expires_at ?? null } : null;
+    const lock: Lock | null = req.lock ? { id: req.lock.lock_id, holder, parts: [], expiresAt: req.lock.expires_at ?? null } : null;
+    const reportLimits = this.watchLimits(holder, draws.map((draw) => draw.account));
     const balances = new Map<string, Balance | null>();
     let value = requested;
     for (const { feature, account, amount } of draws) {
@@ -494,6 +526,7 @@ export class EntitlementsStore {
       balances.set(feature.id, account ? this.balanceOf(account, false) : null);
     }
     if (lock && lock.parts.length > 0) this.addLock(lock);
+    reportLimits();
     const first = features[0];
     const response: TrackResponse = {
       customer_id: req.customer_id,

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runContractTests, type CheckResult, type Report, type Service } from "@api-contracts/contract-tests";
 import { defaultFixtures, startReferenceServer } from "../../src/index.js";
 import { jsonOf, startFaultProxy, type Fault, type ProxiedRequest, type ProxiedResponse } from "./fault-proxy.js";
-import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS } from "./helpers.js";
+import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS, KIT_WEBHOOK_SECRET } from "./helpers.js";
 
 /** Fixed, so that the test is deterministic; any seed finds these faults (see the kit's README). */
 const SEED = 20261123;
@@ -210,7 +210,7 @@ beforeAll(async () => {
 describe.concurrent.each(["entitlements", "webdata"] as const)("%s: generated requests find faults the hand-picked checks miss", (service) => {
   it.each(faults.filter((f) => f.service === service).map((f) => [f.fault, f] as const))("%s", async (_name, fault) => {
     // A fresh server each time: generated requests spend the balances the behaviour checks read.
-    const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
+    const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS, ...(service === "webdata" ? { webhookSecret: KIT_WEBHOOK_SECRET } : {}) });
     const proxy = await startFaultProxy(service, server.url, fault.inject);
     // The kit, the proxy and the server share this event loop: a stretch of the kit's work longer
     // than the servers' 1 s deadlines has them answer 408 (or reset) a request already sent on a
@@ -218,7 +218,7 @@ describe.concurrent.each(["entitlements", "webdata"] as const)("%s: generated re
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     try {
-      const report = await runContractTests({ service, baseUrl: proxy.url, fixtures: defaultFixtures, level: "behavior", generate: EXAMPLES, seed: SEED });
+      const report = await runContractTests({ service, baseUrl: proxy.url, fixtures: defaultFixtures, level: "behavior", generate: EXAMPLES, seed: SEED, webhookSecret: KIT_WEBHOOK_SECRET });
       loop.disable();
       expect(loop.max / 1e6, "longest stretch the kit held the event loop, in ms").toBeLessThan(KIT_TARGET_LIMITS.requestTimeoutMs / 2);
       const picked = handPicked(report);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { runContractTests } from "@api-contracts/contract-tests";
 import { defaultFixtures, startReferenceServer } from "../../src/index.js";
-import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS } from "./helpers.js";
+import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS, KIT_WEBHOOK_SECRET } from "./helpers.js";
 
 const SEEDS = [1, 20261123, 987654321];
 
@@ -11,9 +11,9 @@ describe.concurrent.each(["entitlements", "webdata"] as const)("%s reference imp
   it.each(SEEDS)(
     "no false alarm: --generate 200 with seed %i passes at behaviour level",
     async (seed) => {
-      const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
+      const server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS, ...(service === "webdata" ? { webhookSecret: KIT_WEBHOOK_SECRET } : {}) });
       try {
-        const report = await runContractTests({ service, baseUrl: server.url, fixtures: defaultFixtures, level: "behavior", generate: 200, seed });
+        const report = await runContractTests({ service, baseUrl: server.url, fixtures: defaultFixtures, level: "behavior", generate: 200, seed, webhookSecret: KIT_WEBHOOK_SECRET });
         const checks = Object.values(report.operations).flatMap((group) => group.checks);
         expect(checks.filter((c) => !c.check.startsWith("generated-") && !c.passed).map((c) => `${c.operation}/${c.check}: ${c.reason}`)).toEqual([]);
         const reasons = checks.flatMap((c) => (c.passed ? [] : (c.failures?.map((f) => `${c.operation}/${c.check}: ${f.reason}`) ?? [`${c.operation}/${c.check}: ${c.reason}`])));

@@ -19,6 +19,9 @@ export const KIT_RUN_TIMEOUT_MS = 180_000;
  */
 export const KIT_TARGET_LIMITS = { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 };
 
+/** The secret a web data server under the kit signs its crawl calls with, and the kit checks them with. */
+export const KIT_WEBHOOK_SECRET = "reference-kit-webhook-secret";
+
 
 /** A temporary folder holding this server's default fixtures as a file. */
 export function fixturesOnDisk(prefix: string): { dir: string; file: string; remove(): void } {

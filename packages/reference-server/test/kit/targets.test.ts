@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listChecks } from "@api-contracts/contract-tests";
 import { startReferenceServer } from "../../src/index.js";
-import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
+import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, KIT_WEBHOOK_SECRET, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
 
 let fixturesFile: string;
 let removeFixtures: () => void;
@@ -16,9 +16,12 @@ describe.each(["entitlements", "webdata"] as const)("%s reference implementation
   let server: { url: string; close(): Promise<void> };
   /** As `reference-server` starts by default: a 30 s request deadline, longer than the kit's --timeout. */
   let asShipped: { url: string; close(): Promise<void> };
+  // Web data signs its crawl calls, and the kit's webhook stage checks them with the same secret.
+  const signed = service === "webdata" ? { webhookSecret: KIT_WEBHOOK_SECRET } : {};
+  const secretFlag = service === "webdata" ? ["--webhook-secret", KIT_WEBHOOK_SECRET] : [];
   beforeAll(async () => {
-    server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS });
-    asShipped = await startReferenceServer({ service });
+    server = await startReferenceServer({ service, limits: KIT_TARGET_LIMITS, ...signed });
+    asShipped = await startReferenceServer({ service, ...signed });
   });
   afterAll(async () => {
     await server?.close();
@@ -26,16 +29,26 @@ describe.each(["entitlements", "webdata"] as const)("%s reference implementation
   });
 
   it("passes every behaviour-level check, with ids and the key from the fixtures file", async () => {
-    const run = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile, "--level", "behavior"]);
+    const run = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile, "--level", "behavior", ...secretFlag]);
     expect(run.failed, run.out.join("\n")).toEqual([]);
     expect(run.code).toBe(0);
     expect(run.passed.length).toBe(listChecks(service, "behavior").length);
     expect(run.passed.length).toBeGreaterThan(listChecks(service, "schema").length);
   }, KIT_RUN_TIMEOUT_MS);
 
+  // Only web data describes webhooks a request subscribes to: the stage has nothing to start for entitlements.
+  if (service === "webdata") it("--level webhooks: every call of its crawls keeps the contract, signed with --webhook-secret", async () => {
+    const run = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile, "--level", "webhooks", ...secretFlag]);
+    expect(run.failed, run.out.join("\n")).toEqual([]);
+    expect(run.passed).toEqual(listChecks(service, "webhooks").map((check) => `${check.operation}/${check.name}`));
+    expect(run.passed).toHaveLength(5);
+    const wrong = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile, "--level", "webhooks", "--webhook-secret", "not-the-server's"]);
+    expect(wrong.failed).toEqual(["startCrawl/webhook-signature"]);
+  }, KIT_RUN_TIMEOUT_MS);
+
   it("with the server's default limits the run exits 0: its 30 s request deadline outlasts --timeout, and the stalled body only warns", async () => {
     // --timeout stands in for the default 10 s, which the deadline outlasts the same way, to keep the suite quick.
-    const run = await runCli(["--service", service, "--base-url", asShipped.url, "--fixtures", fixturesFile, "--level", "behavior", "--timeout", "2000"]);
+    const run = await runCli(["--service", service, "--base-url", asShipped.url, "--fixtures", fixturesFile, "--level", "behavior", "--timeout", "2000", ...secretFlag]);
     expect(run.failed, run.out.join("\n")).toEqual([]);
     expect(run.code).toBe(0);
     const stalled = listChecks(service, "behavior").filter((check) => check.name === "http-stalled-body").map((check) => `${check.operation}/${check.name}`);

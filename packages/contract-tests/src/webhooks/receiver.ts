@@ -1,0 +1,129 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One call the target made to the receiver, as it arrived. */
+export interface ReceivedCall {
+  /** When it arrived (its whole body read), in milliseconds since the receiver started. */
+  at: number;
+  method: string;
+  headers: IncomingHttpHeaders;
+  /** The body exactly as received (UTF-8). */
+  body: string;
+}
+
+export interface ReceiverLimits {
+  /** Largest body kept; a longer one is answered 413 and counted as refused. */
+  maxBodyBytes: number;
+  /** Calls kept per path; more are answered 503 and counted as refused. */
+  maxCallsPerPath: number;
+  /** Paths calls are kept for; a call to another path is answered 404 and counted as stray. */
+  maxPaths: number;
+}
+
+export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = { maxBodyBytes: 1_048_576, maxCallsPerPath: 100, maxPaths: 16 };
+
+/** A local receiver of webhook calls: answers each at once with 200 and keeps it, bounded. */
+export interface DeliveryReceiver {
+  /** `http://host:port` it listens on. */
+  origin: string;
+  /** Starts keeping the calls made to `path` (calls to paths not expected are strays). */
+  expect(path: string): void;
+  /** The calls made to `path` so far, in the order they arrived. */
+  calls(path: string): ReceivedCall[];
+  /** Calls to `path` refused: `tooLarge` (over `maxBodyBytes`), `overCap` (past `maxCallsPerPath`). */
+  refused(path: string): { tooLarge: number; overCap: number };
+  /** Calls to paths not expected. */
+  readonly strays: number;
+  /** Resolves true once `done(calls(path))` holds, false when `timeoutMs` pass or `signal` aborts first. */
+  waitFor(path: string, done: (calls: ReceivedCall[]) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Starts a receiver on `host:port` (port 0 picks a free one). */
+export async function startDeliveryReceiver(host: string, port: number, limits: ReceiverLimits = DEFAULT_RECEIVER_LIMITS): Promise<DeliveryReceiver> {
+  const began = performance.now();
+  const kept = new Map<string, { calls: ReceivedCall[]; tooLarge: number; overCap: number }>();
+  const waiters = new Set<() => void>();
+  let strays = 0;
+  const server = createServer((req, res) => {
+    const path = req.url ?? "/";
+    const slot = kept.get(path);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    const refuse = (status: number): void => {
+      refused = true;
+      res.writeHead(status, { connection: "close" }).end();
+    };
+    if (!slot) {
+      strays += 1;
+      refuse(404);
+    } else if (Number(req.headers["content-length"]) > limits.maxBodyBytes) {
+      slot.tooLarge += 1;
+      refuse(413);
+    }
+    req.on("data", (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > limits.maxBodyBytes) {
+        slot!.tooLarge += 1;
+        return refuse(413);
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (refused || !slot) return;
+      if (slot.calls.length >= limits.maxCallsPerPath) {
+        slot.overCap += 1;
+        return refuse(503);
+      }
+      slot.calls.push({ at: Math.round(performance.now() - began), method: req.method ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+      for (const wake of waiters) wake();
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    origin: `http://${shownHost}:${address.port}`,
+    expect(path) {
+      if (kept.size >= limits.maxPaths) throw new Error(`the receiver keeps the calls of at most ${limits.maxPaths} paths`);
+      if (!kept.has(path)) kept.set(path, { calls: [], tooLarge: 0, overCap: 0 });
+    },
+    calls: (path) => [...(kept.get(path)?.calls ?? [])],
+    refused: (path) => ({ tooLarge: kept.get(path)?.tooLarge ?? 0, overCap: kept.get(path)?.overCap ?? 0 }),
+    get strays() {
+      return strays;
+    },
+    waitFor(path, done, timeoutMs, signal) {
+      return new Promise((resolve) => {
+        const finish = (value: boolean): void => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          signal?.removeEventListener("abort", aborted);
+          resolve(value);
+        };
+        const check = (): void => {
+          if (done(kept.get(path)?.calls ?? [])) finish(true);
+        };
+        const aborted = (): void => finish(false);
+        const timer = setTimeout(() => finish(false), timeoutMs);
+        waiters.add(check);
+        signal?.addEventListener("abort", aborted);
+        if (signal?.aborted) return finish(false);
+        check();
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,91 @@
+import {
+  WebhookDeliverer,
+  isObject,
+  jobEventCall,
+  subscribesTo,
+  takesWebhook,
+  walkWebhooks,
+  webhookSubscription,
+  type DeliveryLimits,
+  type DeliveryReport,
+  type JsonObject,
+  type WalkedWebhook,
+} from "@api-contracts/contract-core";
+import type { ApiDescription } from "./spec.js";
+
+/** How the mock calls webhooks. */
+export interface MockWebhookOptions {
+  /** Signs the calls as the description's `x-webhook-signature` says; unsigned without it. */
+  secret?: string;
+  limits?: Partial<DeliveryLimits>;
+  onReport?: (report: DeliveryReport) => void;
+}
+
+/** One documented example of a webhook, as the mock sends it. */
+interface ExampleEvent {
+  event: string;
+  payload: JsonObject;
+}
+
+const tagsOf = (node: unknown): string[] => (isObject(node) && Array.isArray(node.tags) ? node.tags.filter((tag): tag is string => typeof tag === "string") : []);
+
+/** Every named example of a webhook's payload, in document order. */
+function examplesOf(webhook: WalkedWebhook): ExampleEvent[] {
+  return (webhook.requestBody?.media ?? []).flatMap((media) => media.examples.filter((example) => isObject(example.value)).map((example) => ({ event: webhook.event, payload: example.value as JsonObject })));
+}
+
+/**
+ * The documented example calls of the operations whose requests carry a `webhook` member: after
+ * such a request is answered with a 2xx, every example of every webhook that shares a tag with the
+ * operation (`startCrawl` and the `crawl.*` webhooks: Crawl) and whose event the request's
+ * `events` take, in document order, one after another. Each example keeps its `success`, `data`
+ * and `error`; `id` becomes the answer's `id` (the crawl the client was told of), `metadata` the
+ * webhook's, and `webhookId` a new one per call, so that a receiver built on these calls works
+ * with the live service's.
+ */
+export class ExampleDeliveries {
+  private readonly byOperation = new Map<string, ExampleEvent[]>();
+  private readonly deliverer: WebhookDeliverer | undefined;
+
+  constructor(
+    private readonly api: ApiDescription,
+    options: MockWebhookOptions,
+  ) {
+    const webhooks = walkWebhooks(api.document);
+    for (const operation of api.errors.validators.walkedOperations()) {
+      const tags = tagsOf(operation.operation);
+      const examples = webhooks.filter((webhook) => tagsOf(webhook.operation).some((tag) => tags.includes(tag))).flatMap(examplesOf);
+      if (examples.length > 0 && takesWebhook(api.document, operation)) this.byOperation.set(`${operation.method} ${operation.path}`, examples);
+    }
+    // An API none of whose requests carry a webhook makes no calls, and its secret is not read.
+    this.deliverer =
+      this.byOperation.size === 0
+        ? undefined
+        : new WebhookDeliverer({ signature: api.errors.validators.webhookSignature, secret: options.secret, limits: options.limits, onReport: options.onReport });
+  }
+
+  /** Queues the example calls a request answered `answer` asks for; nothing when it carries no webhook. */
+  deliver(method: string, path: string, requestBody: unknown, answer: unknown): void {
+    const examples = this.byOperation.get(`${method.toUpperCase()} ${path}`);
+    if (!examples || !this.deliverer) return;
+    const subscription = webhookSubscription(this.api.document, { method, path }, requestBody);
+    if (!subscription) return;
+    const answeredId = isObject(answer) && typeof answer.id === "string" ? answer.id : undefined;
+    const calls = examples
+      .filter((example) => subscribesTo(subscription, example.event))
+      .map(({ event, payload }) =>
+        jobEventCall(subscription, {
+          type: event,
+          id: answeredId ?? String(payload.id),
+          success: payload.success === true,
+          data: Array.isArray(payload.data) ? payload.data : [],
+          ...(typeof payload.error === "string" ? { error: payload.error } : {}),
+        }),
+      );
+    if (calls.length > 0) this.deliverer.sequence().push(...calls);
+  }
+
+  close(): Promise<void> {
+    return this.deliverer?.close() ?? Promise.resolve();
+  }
+}
