@@ -186,6 +186,8 @@ describe("the webhook stage against targets that break the contract", () => {
     expect(run.failed).toEqual(["startCrawl/webhook-deliveries", "startCrawl/webhook-order"]);
     expect(run.out.join("\n")).toMatch(/no call arrived within 3\d\d ms/);
     expect(run.out.join("\n")).toMatch(/no crawl\.completed within 3\d\d ms/);
+    // The likely cause, said once the receiver has heard from no job at all.
+    expect(run.out.find((line) => line.startsWith("FAIL startCrawl webhook-deliveries"))).toMatch(/got no call from any job: a target that does not call private addresses .* needs an address it can reach \(--webhook-receiver host:port/);
   });
 
   it("JUnit carries a failure's evidence", async () => {

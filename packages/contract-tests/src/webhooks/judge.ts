@@ -45,6 +45,8 @@ export interface JudgeOptions {
    * milliseconds is a warning, by more a failure.
    */
   graceMs: number;
+  /** Said after "no call arrived" when the receiver got no call from any job: the likely cause. */
+  silentReceiver?: string;
 }
 
 const parsed = (call: ReceivedCall): Record<string, unknown> | undefined => {
@@ -65,7 +67,7 @@ export function judgeJob(job: JobRecord, kind: JobEvents, options: JudgeOptions)
   const add = (concern: Concern, severity: Severity, text: string, call?: number) => findings.push({ concern, severity, text: call === undefined ? text : `${named(call)}: ${text}`, ...(call === undefined ? {} : { call }) });
   const asked = (event: string) => subscribesTo(job.subscription, event);
 
-  if (job.calls.length === 0) add("deliveries", "failure", `no call arrived within ${job.waitedMs} ms`);
+  if (job.calls.length === 0) add("deliveries", "failure", `no call arrived within ${job.waitedMs} ms${options.silentReceiver ? `; ${options.silentReceiver}` : ""}`);
   if (job.refused.tooLarge > 0) add("deliveries", "failure", `${job.refused.tooLarge} call(s) refused: a body longer than the kit reads (--max-answer-bytes)`);
   if (job.refused.overCap > 0) add("deliveries", "failure", `${job.refused.overCap} call(s) refused: more calls than the kit keeps for one job`);
 

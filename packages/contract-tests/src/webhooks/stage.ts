@@ -120,10 +120,14 @@ export class WebhookStage {
     await Promise.all(started.map((job) => receiver.waitFor(job.path, (calls) => calls.some((call) => typeOf(call) === kind.last), deadlineMs, runDeadline)));
     await sleep(LATE_CALLS_MS, undefined, { signal: runDeadline }).catch(() => undefined);
 
+    // Nothing at all from any job: most often the target cannot, or will not, call this address.
+    const silentReceiver = started.every((job) => receiver.calls(job.path).length === 0)
+      ? `the receiver (${origin}) got no call from any job: a target that does not call private addresses (a guard against server-side request forgery, such as Firecrawl's ALLOW_LOCAL_WEBHOOKS) or cannot reach this one needs an address it can reach (--webhook-receiver host:port, and --webhook-url when it calls another name)`
+      : undefined;
     const judged = started.map((job): JudgedJob => {
       const subscription = webhookSubscription(ctx.contract.doc, { method: ref.method, path: ref.pathTemplate }, job.body)!;
       const record: JobRecord = { name: job.name, subscription, id: job.id, calls: receiver.calls(job.path), refused: receiver.refused(job.path), waitedMs: Math.min(deadlineMs, Math.round(performance.now() - job.began)) };
-      const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: ORDER_GRACE_MS });
+      const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: ORDER_GRACE_MS, ...(silentReceiver ? { silentReceiver } : {}) });
       const curl = curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.pathTemplate, { path: {}, query: {}, headers: {}, body: job.body });
       return { record, findings, curl };
     });
