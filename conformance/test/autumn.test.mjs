@@ -1,9 +1,9 @@
 // The offline parts of an Autumn run: its request list, its accepted differences, the manifest
 // changes made before `bun install`, and the queue stand-in.
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { listChecks, parseKnownDifferences } from "@api-contracts/contract-tests";
 import { AUTUMN_SEED, autumnFixtures, autumnRequests, judgedEntitlementsBodies, prepareCheckout, REGISTRY_GAPS, startSqsStandIn } from "../src/index.mjs";
 import { operationIdsOf } from "./operations.mjs";
@@ -78,6 +78,7 @@ describe("known differences of autumn@187c0a7 for the kit", () => {
 
 it("prepareCheckout: leaves out the workspaces and pins the registry lacks, and can run twice", () => {
   const root = mkdtempSync(path.join(tmpdir(), "autumn-manifest-"));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const write = (file, value) => {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     writeFileSync(path.join(root, file), JSON.stringify(value));

@@ -1,13 +1,13 @@
 // The faults format the mock and the proxy share: one schema, checked rule by rule; seeded draws;
 // the documented answers an injected status serves; and fault effects whose timers end with the
 // connection.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 // @ts-expect-error: a plain script of this package, without types.
 import { renderType, typeFile } from "../scripts/generate-types.mjs";
 import {
@@ -35,6 +35,7 @@ const require = createRequire(import.meta.url);
 const entitlements = new OpenApiValidators(loadBundle("entitlements"));
 const webdata = new OpenApiValidators(loadBundle("webdata"));
 const dir = mkdtempSync(path.join(tmpdir(), "faults-core-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function fileWith(content: unknown): string {
   const file = path.join(dir, `faults-${Math.random().toString(36).slice(2)}.json`);

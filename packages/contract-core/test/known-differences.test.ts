@@ -1,6 +1,6 @@
 // The known-differences format the kit and the proxy share: checked entry by entry, matched by
 // operation, check and a substring of the failure, with the entries that never matched left stale.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,11 +24,15 @@ describe("known differences", () => {
     expect(() => parseKnownDifferences([{ ...entry, reason: "" }])).toThrow(/entry 0 needs a non-empty string reason/);
     expect(() => parseKnownDifferences([{ ...entry, kind: "version" }])).toThrow(KnownDifferencesError);
     const dir = mkdtempSync(path.join(tmpdir(), "known-differences-core-"));
-    const file = path.join(dir, "list.json");
-    writeFileSync(file, "[");
-    expect(() => loadKnownDifferences(file)).toThrow(`--known-differences ${file} is not JSON`);
-    writeFileSync(file, JSON.stringify([entry]));
-    expect(loadKnownDifferences(file)).toEqual([entry]);
-    expect(() => loadKnownDifferences(path.join(dir, "absent.json"))).toThrow(/cannot be read/);
+    try {
+      const file = path.join(dir, "list.json");
+      writeFileSync(file, "[");
+      expect(() => loadKnownDifferences(file)).toThrow(`--known-differences ${file} is not JSON`);
+      writeFileSync(file, JSON.stringify([entry]));
+      expect(loadKnownDifferences(file)).toEqual([entry]);
+      expect(() => loadKnownDifferences(path.join(dir, "absent.json"))).toThrow(/cannot be read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

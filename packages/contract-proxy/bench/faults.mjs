@@ -7,7 +7,7 @@
 //   node bench/faults.mjs   [--seconds 5] [--rounds 3] [--connections 10]
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,7 @@ const request = {
   body: JSON.stringify({ customer_id: "cus_123", feature_id: "messages" }),
 };
 const dir = mkdtempSync(path.join(tmpdir(), "proxy-faults-bench-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 const operation = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess");
 writeFileSync(path.join(dir, "body.json"), JSON.stringify(operation.responses.find((r) => r.status === "200").media[0].examples[0].value));
 writeFileSync(path.join(dir, "faults.json"), JSON.stringify({ rules: [{ name: "resets", probability: 0.1, fault: "reset" }] }));

@@ -9,7 +9,7 @@
 //   npm run bench -w packages/contract-proxy   [--seconds 5] [--rounds 3] [--connections 10]
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +45,9 @@ const upstreams = [
 ];
 const operation = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess");
 const example = operation.responses.find((r) => r.status === "200").media[0].examples[0].value;
-const bodyFile = path.join(mkdtempSync(path.join(tmpdir(), "proxy-bench-")), "body.json");
+const bodyDir = mkdtempSync(path.join(tmpdir(), "proxy-bench-"));
+process.on("exit", () => rmSync(bodyDir, { recursive: true, force: true }));
+const bodyFile = path.join(bodyDir, "body.json");
 writeFileSync(bodyFile, JSON.stringify(example));
 
 const children = new Set();

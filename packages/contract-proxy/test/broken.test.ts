@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
@@ -13,6 +13,7 @@ function example(service: string, operationId: string, status: string): any {
 }
 
 const reportDir = mkdtempSync(join(tmpdir(), "contract-proxy-"));
+afterAll(() => rmSync(reportDir, { recursive: true, force: true }));
 let opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(opened.map((s) => s.close()));

@@ -1,8 +1,8 @@
 import { once } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { formatCoverage, type Coverage } from "@api-contracts/contract-core";
 import { entitlementsKey, fakeUpstream, postJson, runProxyCommand, type Upstream } from "./support.js";
 
@@ -14,6 +14,7 @@ describe("the contract-proxy command", () => {
   it("prints its URL first, a line per violation on stderr without the key, and the coverage and a summary on SIGTERM", async () => {
     upstream = await fakeUpstream((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ allowed: entitlementsKey })));
     const dir = mkdtempSync(join(tmpdir(), "contract-proxy-cli-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const report = join(dir, "report.jsonl");
     const coverageFile = join(dir, "coverage.json");
     const proxy = run(["--service", "entitlements", "--upstream", upstream.url, "--port", "0", "--report", report, "--coverage", coverageFile]);

@@ -1,11 +1,11 @@
 // The same faults rules as the mock's, in front of a real implementation: each fired rule is an
 // injected line of the report; what the proxy makes up is never judged as the upstream's answer.
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { OpenApiValidators, loadBundle, parseFaults, type FaultEvent } from "@api-contracts/contract-core";
 import { startContractProxy, type ContractProxy, type ContractProxyOptions } from "../src/index.js";
 import { entitlementsKey, fakeUpstream, json, runProxyCommand, type Upstream } from "./support.js";
@@ -16,6 +16,7 @@ const checkExample = (() => {
 })();
 const check = JSON.stringify({ customer_id: "cus_123", feature_id: "messages" });
 const dir = mkdtempSync(join(tmpdir(), "contract-proxy-faults-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

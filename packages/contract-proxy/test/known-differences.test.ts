@@ -1,10 +1,10 @@
 // --known-differences: a violation whose every error an accepted entry explains is reported as
 // known, is not counted and passes through strict mode; an entry that matched nothing is stale.
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { startContractProxy, type ContractProxy, type KnownDifference } from "../src/index.js";
 import { fakeUpstream, json, postJson, runProxyCommand, send, webdataKey, type Upstream } from "./support.js";
 
@@ -36,7 +36,9 @@ async function proxyWith(upstream: Upstream, knownDifferences: KnownDifference[]
 describe("contract-proxy --known-differences", () => {
   it("a listed violation is reported as known with its why, not counted, and passes strict mode unreplaced", async () => {
     const upstream = await firecrawlLike();
-    const report = join(mkdtempSync(join(tmpdir(), "contract-proxy-known-")), "report.jsonl");
+    const reportDir = mkdtempSync(join(tmpdir(), "contract-proxy-known-"));
+    onTestFinished(() => rmSync(reportDir, { recursive: true, force: true }));
+    const report = join(reportDir, "report.jsonl");
     const proxy = await proxyWith(upstream, [tokenUsageKnown, stale], { report });
     const reply = await send(proxy.url, "GET", "/v2/team/token-usage", auth);
     expect(reply.status).toBe(200);
@@ -87,6 +89,7 @@ describe("contract-proxy --known-differences", () => {
 
 describe("the contract-proxy command with --known-differences", () => {
   const dir = mkdtempSync(join(tmpdir(), "contract-proxy-known-cli-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const listFile = (name: string, content: unknown) => {
     const file = join(dir, name);
     writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -180,6 +180,7 @@ describe("startLocalStack", () => {
 
 describe("api-mock --faults", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "api-mock-faults-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const fileWith = (content: unknown) => {
     const file = path.join(dir, `faults-${Math.random().toString(36).slice(2)}.json`);
     writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const example = new URL("../readme-example.test-tmp.mts", import.meta.url);
@@ -28,6 +28,7 @@ describe("README: api-mock --faults", () => {
     const file = /### Slow answers[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)![1]!;
     const shown = /```sh\napi-mock --faults faults\.json --faults-seed 42\n([\s\S]*?)```/.exec(readme)![1]!;
     const dir = mkdtempSync(path.join(tmpdir(), "readme-faults-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(path.join(dir, "faults.json"), file);
     const child = spawn(process.execPath, [path.join(packageDir, "bin", "api-mock.js"), "--faults", "faults.json", "--faults-seed", "42", "--webdata-port", "0", "--entitlements-port", "0"], { cwd: dir });
     try {

@@ -6,7 +6,7 @@
 //   node bench/faults.mjs   [--seconds 3] [--rounds 5] [--connections 10]
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -26,7 +26,9 @@ const request = {
   headers: { authorization: "Bearer am_sk_test_0123456789", "content-type": "application/json" },
   body: JSON.stringify({ customer_id: "cus_123", feature_id: "messages" }),
 };
-const faultsFile = path.join(mkdtempSync(path.join(tmpdir(), "mock-faults-bench-")), "faults.json");
+const faultsDir = mkdtempSync(path.join(tmpdir(), "mock-faults-bench-"));
+process.on("exit", () => rmSync(faultsDir, { recursive: true, force: true }));
+const faultsFile = path.join(faultsDir, "faults.json");
 writeFileSync(faultsFile, JSON.stringify({ rules: [{ name: "resets", probability: 0.1, fault: "reset" }] }));
 
 const children = new Set();

@@ -7,7 +7,7 @@
 //   npm run bench -w packages/mock-server   [--seconds 3] [--rounds 5] [--connections 10] [--bodies 10000]
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -150,6 +150,7 @@ async function measure(target) {
   const variedSample = await fetch(mockUrl + target.path, { method: "POST", headers: target.headers, body: target.bodies[1] });
   if ((await variedSample.text()) !== exampleBody) throw new Error(`${target.name}: a varied body got a different answer`);
   const dir = mkdtempSync(path.join(tmpdir(), "mock-bench-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(path.join(dir, "body.json"), exampleBody);
   const plainPort = await freePort();
   const plain = startProcess([path.join(here, "plain-server.mjs"), String(plainPort), path.join(dir, "body.json")]);
