@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { Pool, errors, type Dispatcher } from "undici";
+// By its file, not its name: Bun answers `import "undici"` with a stand-in of its own whose Pool cannot dispatch.
+import { Pool, errors, type Dispatcher } from "undici/index.js";
 import { writeFileSync } from "node:fs";
 import {
   ContractErrors,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { Pool } from "undici";
+// By its file, not its name: Bun answers `import "undici"` with a stand-in of its own whose Pool cannot dispatch.
+import { Pool } from "undici/index.js";
 import {
   DELIVERY_ORDER_GRACE_MS,
   createEdgeServer,
