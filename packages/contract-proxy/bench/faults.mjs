@@ -5,15 +5,16 @@
 // answering the documented example. Also the proxy processes' open sockets (to clients and to the
 // upstream) before the load and once it is over. Prints a Markdown table.
 //   node bench/faults.mjs   [--seconds 5] [--rounds 3] [--connections 10]
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { cpuSeconds, openSockets, settledSockets } from "@api-contracts/dev-tools/process-stats";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "5" }, rounds: { type: "string", default: "3" }, connections: { type: "string", default: "10" } } });
 const seconds = Number(values.seconds);
@@ -46,37 +47,6 @@ async function serve(args) {
   while (!out.includes("\n")) out += (await once(child.stdout, "data"))[0];
   child.stdout.resume();
   return { child, url: out.split("\n")[0] };
-}
-
-const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
-
-/** CPU time (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-}
-
-/** Sockets a process holds open, from /proc (its listening socket included). */
-function openSockets(pid) {
-  const fds = `/proc/${pid}/fd`;
-  return readdirSync(fds).filter((fd) => {
-    try {
-      return readlinkSync(`${fds}/${fd}`).startsWith("socket:");
-    } catch {
-      return false;
-    }
-  }).length;
-}
-
-/** Waits (up to 15 s: idle keep-alive connections close after 5 s) for a process's sockets to come back down to `baseline`; the count it settled at. */
-async function settledSockets(pid, baseline) {
-  const until = Date.now() + 15_000;
-  let count = openSockets(pid);
-  while (count > baseline && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    count = openSockets(pid);
-  }
-  return count;
 }
 
 const upstream = await serve([path.join(here, "upstream.mjs"), "plain", path.join(dir, "body.json")]);

@@ -4,15 +4,16 @@
 // churn the resets cause, without a fault. Also the mock processes' open sockets before the load and
 // once it is over. Prints a Markdown table.
 //   node bench/faults.mjs   [--seconds 3] [--rounds 5] [--connections 10]
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { cpuSeconds, openSockets, settledSockets } from "@api-contracts/dev-tools/process-stats";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "3" }, rounds: { type: "string", default: "5" }, connections: { type: "string", default: "10" } } });
 const seconds = Number(values.seconds);
@@ -55,37 +56,6 @@ async function startMock(withFaults) {
   while (out.split("\n").length < 3) out += (await once(child.stdout, "data"))[0];
   child.stdout.resume();
   return { child, url: `http://127.0.0.1:${entitlementsPort}` };
-}
-
-/** Sockets a process holds open, from /proc (its listening sockets included). */
-function openSockets(pid) {
-  const dir = `/proc/${pid}/fd`;
-  return readdirSync(dir).filter((fd) => {
-    try {
-      return readlinkSync(`${dir}/${fd}`).startsWith("socket:");
-    } catch {
-      return false;
-    }
-  }).length;
-}
-
-/** Waits (up to 15 s: idle keep-alive connections close after 5 s) for a process's sockets to come back down to `baseline`; the count it settled at. */
-async function settledSockets(pid, baseline) {
-  const until = Date.now() + 15_000;
-  let count = openSockets(pid);
-  while (count > baseline && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    count = openSockets(pid);
-  }
-  return count;
-}
-
-const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
-
-/** CPU time (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
 /** Requests handled per second: answers plus connections reset (autocannon counts those as errors and reconnects). */
