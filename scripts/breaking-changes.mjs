@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Lists the changes between two versions of a bundled description that can break a client built
 // against the older one: operations, webhooks or statuses that disappear, requests that accept less
-// than before, responses and webhook calls that promise less (or send more kinds of value) than
-// before. Operations and webhooks that were added are listed too, as not breaking.
+// than before (`x-rules` included), responses and webhook calls that promise less (or send more
+// kinds of value) than before. Operations and webhooks that were added are listed too, as not breaking.
 //
 //   node scripts/breaking-changes.mjs [--base <git ref>]   bundles at <ref> (default HEAD) vs. spec/dist
 import { execFileSync } from "node:child_process";
@@ -28,10 +28,17 @@ function flatten(document, node, depth = 0) {
     for (const [key, value] of Object.entries(part)) {
       if (key === "properties") merged.properties = { ...value, ...merged.properties };
       else if (key === "required") merged.required.push(...value);
+      else if (key === "x-rules") merged["x-rules"] = [...(merged["x-rules"] ?? []), ...value];
       else if (!(key in merged)) merged[key] = value;
     }
   }
   return merged;
+}
+
+/** A schema's `x-rules` by what each one checks (its description left out), in a stable spelling. */
+function rulesOf(schema) {
+  const rules = Array.isArray(schema["x-rules"]) ? schema["x-rules"] : [];
+  return new Map(rules.map((rule) => [JSON.stringify(Object.entries(rule).filter(([key]) => key !== "description").sort(([a], [b]) => (a < b ? -1 : 1))), rule]));
 }
 
 const typesOf = (schema) => (schema.type === undefined ? undefined : [schema.type].flat());
@@ -91,6 +98,15 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
   }
   if (narrower.propertyNames !== undefined && JSON.stringify(narrower.propertyNames) !== JSON.stringify(wider.propertyNames) && direction === "request") {
     report(where, "request now restricts member names");
+  }
+
+  // A rule the narrower side holds and the wider one does not, in the same words, narrows it; a
+  // changed rule cannot be ordered in general (a new list of schemes, another limit), so it counts.
+  const widerRules = rulesOf(wider);
+  for (const [key, rule] of rulesOf(narrower)) {
+    if (widerRules.has(key)) continue;
+    const text = `${rule.rule} (${rule.description})`;
+    report(`${where}/${rule.member}`, direction === "request" ? `request has a new or changed rule: ${text}` : `response is no longer held to the rule ${text}`);
   }
 
   const beforeRequired = new Set(before.required ?? []);

@@ -88,6 +88,21 @@ describe("breaking-change check", () => {
     expect(findBreakingChanges(before, released)).toContainEqual({ where: "POST /v2/crawl body/webhook/oneOf/1/headers", change: "request now restricts member names" });
   });
 
+  it("a request rule (x-rules) that is added or tightened is breaking", () => {
+    const findings = changed((doc) => {
+      doc.components.schemas.JsonFormat["x-rules"].find((rule: { member: string }) => rule.member === "prompt").maxLength = 500;
+      doc.components.schemas.Webhook["x-rules"].push({ rule: "utf16-length", member: "url", maxLength: 2048, description: "url must be at most 2048 UTF-16 code units long" });
+    });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl body/scrapeOptions/formats/items/oneOf/1/oneOf/1/prompt", change: "request has a new or changed rule: utf16-length (prompt must be at most 10000 UTF-16 code units long)" });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl body/webhook/oneOf/1/url", change: "request has a new or changed rule: utf16-length (url must be at most 2048 UTF-16 code units long)" });
+  });
+
+  it("a rule (x-rules) that is removed breaks what clients read, not what they send", () => {
+    const findings = changed((doc) => (doc.components.schemas.ScrapeOptions["x-rules"] = []));
+    expect(findings.filter((finding) => finding.where.startsWith("POST"))).toEqual([]);
+    expect(findings).toContainEqual({ where: "GET /v2/monitor/{monitorId} 200/data/targets/items/oneOf/0/scrapeOptions/waitFor", change: "response is no longer held to the rule at-most-fraction (waitFor must not exceed half of timeout)" });
+  });
+
   it("a response member that may now be null is breaking", () => {
     const findings = changed((doc) => {
       doc.components.schemas.CrawlStarted.properties.id.type = ["string", "null"];
