@@ -1,10 +1,11 @@
 // Every publishable package as a user gets it: packed, checked the way the ecosystem checks
 // packages (publint, Are the Types Wrong), installed with `npm install ./<tarball>...` into a fresh
 // project outside this repository next to today's TypeScript, type-checked there with TypeScript 7
-// and 5.9, run as an ES module and as CommonJS, and its commands run from the project.
+// and 5.9, run as an ES module and as CommonJS (under node, and under Bun where there is one), and
+// its commands run from the project.
 import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,28 @@ import { filesReachedFromExports, installPacked, loadBundle, loadForWebRuntime, 
 import { repoRoot, workspacePackages } from "../package-graph.mjs";
 
 const run = promisify(execFile);
+
+// Bun: BUN_PATH, else a bun on the PATH. Without one the Bun runs are skipped with a line saying how
+// to get it; CI=true requires them (.ci/run fetches Bun from the npm registry).
+const HOW_TO_GET_BUN = "put bun on the PATH or set BUN_PATH (the npm registry's @oven/bun-linux-x64-baseline holds one in bin/bun)";
+const isExecutable = (file: string) => {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+function planBunRuns(env: NodeJS.ProcessEnv): { run: string } | { skip: string } | { fail: string } {
+  const named = env.BUN_PATH;
+  const found = named ? (isExecutable(named) ? named : undefined) : (env.PATH ?? "").split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, "bun")).find(isExecutable);
+  if (found) return { run: found };
+  const why = named ? `BUN_PATH (${named}) is not an executable file` : "no bun on the PATH and no BUN_PATH";
+  if (env.CI === "true") return { fail: `${why}; CI=true requires the Bun runs: ${HOW_TO_GET_BUN}` };
+  return { skip: `Bun runs of the installed packages skipped: ${why}; to run them, ${HOW_TO_GET_BUN}` };
+}
+const bun = planBunRuns(process.env);
+if ("skip" in bun) console.warn(bun.skip);
 
 interface Manifest {
   name: string;
@@ -258,19 +281,13 @@ describe("a strict nodenext project that installs the tarballs", () => {
     expect(checked.stdout).toBe("");
   }, 120_000);
 
-  it.each([
-    ["an ES module", "program.mjs", /^import \{ createEntitlementsClient \} from "@api-contracts\/entitlements-client";$/m],
-    ["CommonJS", "program.cjs", /require\("@api-contracts\/entitlements-client"\)/],
-  ])("runs under node as %s against the installed mock", async (_label, file, loads) => {
-    expect(readFileSync(path.join(consumer.dir, "dist", file), "utf8")).toMatch(loads);
-    const { stdout } = await consumer.exec(process.execPath, [path.join("dist", file)], { ENTITLEMENTS_URL: mockUrl("entitlements"), WEBDATA_URL: mockUrl("webdata") });
+  /** What the program prints when every entry loaded and both clients were answered by the mock. */
+  const expectedProgramOutput = () => {
     const entitlements = loadBundle("entitlements");
-    const decision = specExample(entitlements, "POST", "/v1/balances.check").body as { allowed: boolean };
-    const notFound = specExample(entitlements, "POST", "/v1/balances.track", "404").body as { code: string };
-    expect(JSON.parse(stdout)).toEqual({
-      allowed: decision.allowed,
+    return {
+      allowed: (specExample(entitlements, "POST", "/v1/balances.check").body as { allowed: boolean }).allowed,
       trackStatus: 404,
-      code: notFound.code,
+      code: (specExample(entitlements, "POST", "/v1/balances.track", "404").body as { code: string }).code,
       unknown: 404,
       crawlId: "string",
       tokens: "number",
@@ -278,7 +295,45 @@ describe("a strict nodenext project that installs the tarballs", () => {
       apis: ["entitlements", "webdata"],
       fixtures: "https://example.com",
       notFunctions: [],
-    });
+    };
+  };
+  const compiled = [
+    ["an ES module", "program.mjs", /^import \{ createEntitlementsClient \} from "@api-contracts\/entitlements-client";$/m],
+    ["CommonJS", "program.cjs", /require\("@api-contracts\/entitlements-client"\)/],
+  ] as const;
+
+  it.each(compiled)("runs under node as %s against the installed mock", async (_label, file, loads) => {
+    expect(readFileSync(path.join(consumer.dir, "dist", file), "utf8")).toMatch(loads);
+    const { stdout } = await consumer.exec(process.execPath, [path.join("dist", file)], { ENTITLEMENTS_URL: mockUrl("entitlements"), WEBDATA_URL: mockUrl("webdata") });
+    expect(JSON.parse(stdout)).toEqual(expectedProgramOutput());
+  }, 60_000);
+
+  it.skipIf("skip" in bun).each(compiled)("runs under Bun as %s against the installed mock", async (_label, file) => {
+    if ("fail" in bun) throw new Error(bun.fail);
+    const { stdout: version } = await consumer.exec(bun.run, ["--version"]);
+    console.log(`Bun used for the installed project: ${version.trim()} (${bun.run})`);
+    const { stdout } = await consumer.exec(bun.run, [path.join("dist", file)], { ENTITLEMENTS_URL: mockUrl("entitlements"), WEBDATA_URL: mockUrl("webdata") });
+    expect(JSON.parse(stdout)).toEqual(expectedProgramOutput());
+  }, 60_000);
+
+  // Bun answers a bare `undici` import with a stand-in whose Pool cannot dispatch: the proxy, which
+  // forwards through undici, is run under Bun to keep its file import honest.
+  it.skipIf("skip" in bun)("the installed contract-proxy runs under Bun and forwards to the mock", async () => {
+    if ("fail" in bun) throw new Error(bun.fail);
+    const bin = path.join("node_modules", "@api-contracts", "contract-proxy", "bin", "contract-proxy.js");
+    const proxy = await consumer.start(bun.run, [bin, "--service", "entitlements", "--upstream", mockUrl("entitlements")], /^(http:\/\/\S+)$/);
+    try {
+      const answer = await fetch(`${proxy.matches[0]![1]}/v1/balances.check`, {
+        method: "POST",
+        headers: { authorization: "Bearer am_sk_test", "content-type": "application/json" },
+        body: JSON.stringify({ customer_id: "cus_1", feature_id: "messages" }),
+      });
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { allowed: boolean }).allowed).toBe(expectedProgramOutput().allowed);
+    } finally {
+      const { stdout } = await proxy.stop();
+      expect(stdout).toContain("1 exchanges, 0 violations");
+    }
   }, 60_000);
 
   it.each(["entitlements", "webdata"] as const)("the %s client's verifyWebhook works in a Node program and bundled for a runtime with only web-standard globals", async (api) => {
