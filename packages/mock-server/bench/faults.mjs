@@ -1,8 +1,7 @@
-// What injecting faults costs the mock: throughput with a rule that resets 10% of the requests,
-// side by side in one run (alternating rounds, medians) with the same mock without rules, and with it
-// again while the load generator opens a new connection every 10th request: the same connection
-// churn the resets cause, without a fault. Also the mock processes' open sockets before the load and
-// once it is over. Prints a Markdown table.
+// What injecting faults costs the mock: a rule that resets 10% of the requests, side by side in one
+// run with the mock without rules (connections kept alive, and with the churn the resets cause) and a
+// bare node:http server giving the same answer under both loads. Also the open sockets of each
+// process before the load and once it is over. Prints a Markdown table.
 //   node bench/faults.mjs   [--seconds 3] [--rounds 5] [--connections 10]
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -11,26 +10,18 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
-import autocannon from "autocannon";
-import { cpuSeconds, openSockets, settledSockets } from "@api-contracts/dev-tools/process-stats";
+import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { ENTITLEMENTS_CHECK, faultBench, loadFromArgs } from "@api-contracts/dev-tools/fault-bench";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "3" }, rounds: { type: "string", default: "5" }, connections: { type: "string", default: "10" } } });
-const seconds = Number(values.seconds);
-const rounds = Number(values.rounds);
-const connections = Number(values.connections);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-const request = {
-  path: "/v1/balances.check",
-  method: "POST",
-  headers: { authorization: "Bearer am_sk_test_0123456789", "content-type": "application/json" },
-  body: JSON.stringify({ customer_id: "cus_123", feature_id: "messages" }),
-};
-const faultsDir = mkdtempSync(path.join(tmpdir(), "mock-faults-bench-"));
-process.on("exit", () => rmSync(faultsDir, { recursive: true, force: true }));
-const faultsFile = path.join(faultsDir, "faults.json");
+const dir = mkdtempSync(path.join(tmpdir(), "mock-faults-bench-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+const faultsFile = path.join(dir, "faults.json");
 writeFileSync(faultsFile, JSON.stringify({ rules: [{ name: "resets", probability: 0.1, fault: "reset" }] }));
+// The bare server answers what the mock answers: the check's documented example.
+const check = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess");
+writeFileSync(path.join(dir, "body.json"), JSON.stringify(check.responses.find((r) => r.status === "200").media[0].examples[0].value));
 
 const children = new Set();
 process.on("exit", () => {
@@ -46,58 +37,35 @@ function freePort() {
   });
 }
 
-/** Both mocks in a process of their own (its stderr, the fault log, discarded), with the Entitlements URL. */
-async function startMock(withFaults) {
-  const [webdataPort, entitlementsPort] = [await freePort(), await freePort()];
-  const args = [path.join(here, "serve.mjs"), String(webdataPort), String(entitlementsPort), ...(withFaults ? [faultsFile] : [])];
+/** Spawns a node process (its stderr, the fault log, discarded) and resolves to it and the lines it printed on start. */
+async function spawnServer(args, lines) {
   const child = spawn(process.execPath, args, { cwd: path.join(here, ".."), stdio: ["ignore", "pipe", "ignore"] });
   children.add(child);
   let out = "";
-  while (out.split("\n").length < 3) out += (await once(child.stdout, "data"))[0];
+  while (out.split("\n").length <= lines) out += (await once(child.stdout, "data"))[0];
   child.stdout.resume();
+  return { child, printed: out.split("\n") };
+}
+
+/** Both mocks in one process, as `api-mock` serves them; the Entitlements one is measured. */
+async function startMock(withFaults) {
+  const [webdataPort, entitlementsPort] = [await freePort(), await freePort()];
+  const { child } = await spawnServer([path.join(here, "serve.mjs"), String(webdataPort), String(entitlementsPort), ...(withFaults ? [faultsFile] : [])], 2);
   return { child, url: `http://127.0.0.1:${entitlementsPort}` };
 }
 
-/** Requests handled per second: answers plus connections reset (autocannon counts those as errors and reconnects). */
-async function load(side, duration) {
-  const mock = mocks[side.mock];
-  const before = cpuSeconds(mock.child.pid);
-  const r = await autocannon({ url: mock.url + request.path, method: request.method, headers: request.headers, body: request.body, connections, duration, ...side.load });
-  if (r.non2xx > 0) throw new Error(`${side.label}: ${r.non2xx} non-2xx answers`);
-  const handled = r.requests.total + r.errors;
-  return { handled: handled / duration, answered: r.requests.total / duration, resets: r.errors / duration, cpuPerRequest: ((cpuSeconds(mock.child.pid) - before) / handled) * 1e6 };
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const mocks = { plain: await startMock(false), faulty: await startMock(true) };
-const sides = {
-  none: { label: "no rules", mock: "plain", load: {} },
-  churn: { label: "no rules, a new connection every 10th request", mock: "plain", load: { reconnectRate: 10 } },
-  resets: { label: "10% `reset` rule", mock: "faulty", load: {} },
-};
-// Before any load: the listening sockets only (the standard streams are pipes, not sockets).
-const baseline = Object.fromEntries(Object.entries(mocks).map(([name, mock]) => [name, openSockets(mock.child.pid)]));
-for (const side of Object.values(sides)) await load(side, 1);
-const runs = [];
-for (let round = 0; round < rounds; round++) {
-  const order = round % 2 === 0 ? ["none", "churn", "resets"] : ["resets", "churn", "none"];
-  const run = {};
-  for (const name of order) run[name] = await load(sides[name], seconds);
-  runs.push(run);
-}
-const after = {};
-for (const [name, mock] of Object.entries(mocks)) after[name] = await settledSockets(mock.child.pid, baseline[name]);
-for (const { child } of Object.values(mocks)) {
+const plain = await startMock(false);
+const faulty = await startMock(true);
+const bare = await spawnServer([path.join(here, "plain-server.mjs"), "0", path.join(dir, "body.json")], 1);
+const target = ({ child, url }) => ({ pid: child.pid, url });
+const table = await faultBench({
+  subject: "mock",
+  targets: { plain: target(plain), faulty: target(faulty), bare: { pid: bare.child.pid, url: bare.printed[0] } },
+  request: ENTITLEMENTS_CHECK,
+  ...loadFromArgs({ seconds: 3, rounds: 5 }),
+});
+for (const child of children) {
   child.kill("SIGTERM");
   await once(child, "exit");
 }
-
-const pick = (name, key) => median(runs.map((r) => r[name][key]));
-const share = (name, of) => `${Math.round(median(runs.map((r) => r[name].handled / r[of].handled)) * 100)}%`;
-console.log(`autocannon, ${connections} connections, POST /v1/balances.check, ${rounds} alternating rounds of ${seconds} s per side; medians. Node ${process.version}.\n`);
-console.log("| mock | requests handled/s | answers/s | resets/s | mock CPU µs/request | vs no rules | vs the same churn | open sockets before → after |");
-console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
-for (const [name, side] of Object.entries(sides)) {
-  const churnShare = name === "none" ? "" : share(name, "churn");
-  console.log(`| ${side.label} | ${Math.round(pick(name, "handled"))} | ${Math.round(pick(name, "answered"))} | ${Math.round(pick(name, "resets"))} | ${Math.round(pick(name, "cpuPerRequest"))} | ${share(name, "none")} | ${churnShare} | ${baseline[side.mock]} → ${after[side.mock]} |`);
-}
+console.log(table);
