@@ -35,11 +35,55 @@ function flatten(document, node, depth = 0) {
   return merged;
 }
 
-/** A schema's `x-rules` by what each one checks (its description left out), in a stable spelling. */
-function rulesOf(schema) {
-  const rules = Array.isArray(schema["x-rules"]) ? schema["x-rules"] : [];
-  return new Map(rules.map((rule) => [JSON.stringify(Object.entries(rule).filter(([key]) => key !== "description").sort(([a], [b]) => (a < b ? -1 : 1))), rule]));
+/**
+ * How each `x-rules` setting moves what a rule accepts: "up" accepts more as the number grows, "down"
+ * as it shrinks, "superset"/"subset" as the list gains or loses items, "set" when it is there at all,
+ * "unset" when it is not. A setting left out accepts most. Settings not named here must be equal.
+ */
+const RULE_SETTINGS = {
+  "utf16-length": { maxLength: "up", minLength: "down" },
+  "wait-total": { maxMs: "up", selectorWaitMs: "down" },
+  "at-most-fraction": { fraction: "up", ofDefault: "up" },
+  "time-window": { maxAheadMs: "up", maxBehindMs: "up" },
+  url: { schemes: "superset", fileExtensions: "subset", host: "unset", singleColonBeforeFirstDot: "unset", trim: "set" },
+};
+
+const IGNORED = new Set(["description"]);
+const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Whether `rule` accepts every value `other` (the same kind, on the same member) accepts. */
+function acceptsAllOf(rule, other) {
+  const settings = RULE_SETTINGS[rule.rule] ?? {};
+  for (const key of new Set([...Object.keys(rule), ...Object.keys(other)])) {
+    if (IGNORED.has(key)) continue;
+    const [mine, theirs] = [rule[key], other[key]];
+    switch (settings[key]) {
+      case "up":
+      case "down":
+        if (mine === undefined) continue;
+        if (theirs === undefined || (settings[key] === "up" ? mine < theirs : mine > theirs)) return false;
+        continue;
+      case "superset":
+        if (mine === undefined) continue;
+        if (theirs === undefined || theirs.some((item) => !mine.includes(item))) return false;
+        continue;
+      case "subset":
+        if ((mine ?? []).some((item) => !(theirs ?? []).includes(item))) return false;
+        continue;
+      case "unset":
+        if (mine !== undefined && mine !== false && !sameValue(mine, theirs)) return false;
+        continue;
+      case "set":
+        if (theirs === true && mine !== true) return false;
+        continue;
+      default:
+        if (!sameValue(mine, theirs)) return false;
+    }
+  }
+  return true;
 }
+
+const rulesOf = (schema) => (Array.isArray(schema["x-rules"]) ? schema["x-rules"] : []);
 
 const typesOf = (schema) => (schema.type === undefined ? undefined : [schema.type].flat());
 
@@ -100,13 +144,17 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
     report(where, "request now restricts member names");
   }
 
-  // A rule the narrower side holds and the wider one does not, in the same words, narrows it; a
-  // changed rule cannot be ordered in general (a new list of schemes, another limit), so it counts.
-  const widerRules = rulesOf(wider);
-  for (const [key, rule] of rulesOf(narrower)) {
-    if (widerRules.has(key)) continue;
+  // Each rule of the narrower side must accept all that a rule of the same kind on the same member
+  // on the wider side accepts: a new rule, or one that accepts less, narrows it.
+  for (const rule of rulesOf(narrower)) {
+    const counterparts = rulesOf(wider).filter((other) => other.rule === rule.rule && other.member === rule.member);
+    if (counterparts.some((other) => acceptsAllOf(rule, other))) continue;
     const text = `${rule.rule} (${rule.description})`;
-    report(`${where}/${rule.member}`, direction === "request" ? `request has a new or changed rule: ${text}` : `response is no longer held to the rule ${text}`);
+    const change =
+      direction === "request"
+        ? counterparts.length === 0 ? `request has a new rule: ${text}` : `request rule accepts less than before: ${text}`
+        : counterparts.length === 0 ? `response is no longer held to the rule ${text}` : `response rule accepts more than before: ${text}`;
+    report(`${where}/${rule.member}`, change);
   }
 
   const beforeRequired = new Set(before.required ?? []);

@@ -88,19 +88,38 @@ describe("breaking-change check", () => {
     expect(findBreakingChanges(before, released)).toContainEqual({ where: "POST /v2/crawl body/webhook/oneOf/1/headers", change: "request now restricts member names" });
   });
 
-  it("a request rule (x-rules) that is added or tightened is breaking", () => {
+  it("a request rule (x-rules) that is added or accepts less is breaking", () => {
     const findings = changed((doc) => {
       doc.components.schemas.JsonFormat["x-rules"].find((rule: { member: string }) => rule.member === "prompt").maxLength = 500;
       doc.components.schemas.Webhook["x-rules"].push({ rule: "utf16-length", member: "url", maxLength: 2048, description: "url must be at most 2048 UTF-16 code units long" });
+      // A setting whose direction is unknown counts as accepting less.
+      doc.components.schemas.CrawlRequest["x-rules"].find((rule: { rule: string }) => rule.rule === "url").defaultScheme = "https";
     });
-    expect(findings).toContainEqual({ where: "POST /v2/crawl body/scrapeOptions/formats/items/oneOf/1/oneOf/1/prompt", change: "request has a new or changed rule: utf16-length (prompt must be at most 10000 UTF-16 code units long)" });
-    expect(findings).toContainEqual({ where: "POST /v2/crawl body/webhook/oneOf/1/url", change: "request has a new or changed rule: utf16-length (url must be at most 2048 UTF-16 code units long)" });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl body/scrapeOptions/formats/items/oneOf/1/oneOf/1/prompt", change: "request rule accepts less than before: utf16-length (prompt must be at most 10000 UTF-16 code units long)" });
+    expect(findings).toContainEqual({ where: "POST /v2/crawl body/webhook/oneOf/1/url", change: "request has a new rule: utf16-length (url must be at most 2048 UTF-16 code units long)" });
+    expect(findings.filter((finding) => finding.where === "POST /v2/crawl body/url").map((finding) => finding.change)).toEqual([expect.stringMatching(/^request rule accepts less than before: url /)]);
   });
 
-  it("a rule (x-rules) that is removed breaks what clients read, not what they send", () => {
-    const findings = changed((doc) => (doc.components.schemas.ScrapeOptions["x-rules"] = []));
+  it("a request rule (x-rules) that is removed or accepts more is not breaking", () => {
+    const findings = changed((doc) => {
+      doc.components.schemas.JsonFormat["x-rules"].find((rule: { member: string }) => rule.member === "prompt").maxLength = 20000;
+      const crawlUrl = doc.components.schemas.CrawlRequest["x-rules"].find((rule: { rule: string }) => rule.rule === "url");
+      crawlUrl.fileExtensions = crawlUrl.fileExtensions.filter((extension: string) => extension !== "pdf");
+      crawlUrl.schemes.push("ftp");
+      delete crawlUrl.singleColonBeforeFirstDot;
+      doc.components.schemas.Webhook["x-rules"] = [];
+    });
     expect(findings.filter((finding) => finding.where.startsWith("POST"))).toEqual([]);
-    expect(findings).toContainEqual({ where: "GET /v2/monitor/{monitorId} 200/data/targets/items/oneOf/0/scrapeOptions/waitFor", change: "response is no longer held to the rule at-most-fraction (waitFor must not exceed half of timeout)" });
+  });
+
+  it("a response rule (x-rules) that is removed or accepts more is breaking", () => {
+    const removed = changed((doc) => (doc.components.schemas.ScrapeOptions["x-rules"] = []));
+    expect(removed.filter((finding) => finding.where.startsWith("POST"))).toEqual([]);
+    expect(removed).toContainEqual({ where: "GET /v2/monitor/{monitorId} 200/data/targets/items/oneOf/0/scrapeOptions/waitFor", change: "response is no longer held to the rule at-most-fraction (waitFor must not exceed half of timeout)" });
+    const looser = changed((doc) => (doc.components.schemas.ScrapeOptions["x-rules"].find((rule: { rule: string }) => rule.rule === "at-most-fraction").fraction = 0.6));
+    expect(looser).toContainEqual({ where: "GET /v2/monitor/{monitorId} 200/data/targets/items/oneOf/0/scrapeOptions/waitFor", change: "response rule accepts more than before: at-most-fraction (waitFor must not exceed half of timeout)" });
+    const stricter = changed((doc) => (doc.components.schemas.ScrapeOptions["x-rules"].find((rule: { rule: string }) => rule.rule === "at-most-fraction").fraction = 0.4));
+    expect(stricter.filter((finding) => finding.where.startsWith("GET"))).toEqual([]);
   });
 
   it("a response member that may now be null is breaking", () => {
