@@ -168,6 +168,13 @@ describe.each(publicPackages)("$manifest.name", ({ dir, manifest }: { dir: strin
     expect(refusing).toEqual([]);
   });
 
+  it("pulls in no developer tool, so any TypeScript, vitest or esbuild of the user's installs beside it (no peer to satisfy, no --legacy-peer-deps)", () => {
+    const tools = ["typescript", "vitest", "esbuild", "openapi-typescript"];
+    expect(Object.keys(manifest.peerDependencies ?? {}).filter((name) => tools.includes(name))).toEqual([]);
+    const pulled = runtimeClosure(path.relative(repoRoot, dir).split(path.sep).join("/")).map(({ id }) => id);
+    expect(pulled.filter((id) => tools.some((tool) => id.startsWith(`${tool}@`)))).toEqual([]);
+  });
+
   it("needs no private workspace at run time", () => {
     const runtime = { ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
     expect(Object.keys(runtime).filter((name) => privateNames.includes(name))).toEqual([]);
