@@ -1,26 +1,15 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { afterAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { readmeBlockTests } from "@api-contracts/dev-tools/testing";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
-const example = new URL("../readme-example.test-tmp.mts", import.meta.url);
 
-afterAll(() => rmSync(example, { force: true }));
-
-describe("README", () => {
-  it("the ts example runs and prints what its comment says", async () => {
-    const code = /```ts\n([\s\S]*?)```/.exec(readFileSync(new URL("../README.md", import.meta.url), "utf8"))![1]!;
-    const promised = /console\.log\(.*\); \/\/ (.+)$/m.exec(code)![1];
-    writeFileSync(example, code);
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", fileURLToPath(example)], { cwd: packageDir });
-    expect(stdout.trim()).toBe(promised);
-  });
-});
+readmeBlockTests(packageDir, 1);
 
 describe("README: api-mock --faults", () => {
   it("the faults file shown is served as shown, with its seed line, and each fired rule is logged as shown", async () => {

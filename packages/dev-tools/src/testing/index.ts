@@ -4,6 +4,7 @@ export { startServer, startFlakyServer, sendJson, loadBundle, specExample, webho
 export { compile, firstTsBlock, tsBlockUnder } from "./typescript.js";
 export { installPacked, filesReachedFromExports, installedPackages, runtimeClosure, installedPackageDir, type Consumer, type InstallOptions, type PackReport } from "./consumer.js";
 export { generatedDrift, runReadmeExample, runReadmeServer, type Drift } from "./checks.js";
+export { readmeBlockTests } from "./readme-blocks.js";
 export { clientTestConfig } from "./vitest-config.js";
 export { mockServerSetup, type StartMockServer } from "./mock-server.js";
 export { failureReason, loadForWebRuntime } from "./webhooks.js";
