@@ -2,12 +2,12 @@
 // injected line of the report; what the proxy makes up is never judged as the upstream's answer.
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { OpenApiValidators, loadBundle, parseFaults, type FaultEvent } from "@api-contracts/contract-core";
 import { startContractProxy, type ContractProxy, type ContractProxyOptions } from "../src/index.js";
+import { timedExchange } from "@api-contracts/dev-tools/testing/edge-clients";
 import { entitlementsKey, fakeUpstream, json, runProxyCommand, type Upstream } from "./support.js";
 
 const checkExample = (() => {
@@ -36,33 +36,9 @@ async function proxyWith(upstream: Upstream, rules: unknown[], options: Partial<
   return proxy;
 }
 
-interface Outcome {
-  status?: number;
-  headers?: Record<string, string | string[] | undefined>;
-  body?: string;
-  chunks: number;
-  ms: number;
-  headMs?: number;
-  error?: string;
-}
-
 /** One check on its own connection; gives up after `abortMs` when given. */
-function postCheck(base: string, body = check, abortMs?: number): Promise<Outcome> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const req = request(`${base}/v1/balances.check`, { method: "POST", agent: false, headers: { "content-type": "application/json", authorization: `Bearer ${entitlementsKey}` } }, (res) => {
-      const headMs = Date.now() - started;
-      let text = "";
-      let chunks = 0;
-      res.on("data", (c: Buffer) => ((text += c.toString()), chunks++));
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: text, chunks, ms: Date.now() - started, headMs }));
-      res.on("error", (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message, chunks, ms: Date.now() - started }));
-    });
-    req.on("error", (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message, chunks: 0, ms: Date.now() - started }));
-    if (abortMs !== undefined) setTimeout(() => req.destroy(new Error("client gave up")), abortMs).unref();
-    req.end(body);
-  });
-}
+const postCheck = (base: string, body = check, abortMs?: number) =>
+  timedExchange(`${base}/v1/balances.check`, { body, headers: { authorization: `Bearer ${entitlementsKey}` }, ...(abortMs !== undefined ? { abortMs } : {}) });
 
 const reportLines = (file: string) =>
   readFileSync(file, "utf8")

@@ -1,9 +1,9 @@
 // Latency and faults on demand: per request with `Prefer`, per run with rules. Injected answers are
 // the operation's documented ones; nothing injected outlives its connection or wedges the server.
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFaults, type FaultEvent } from "@api-contracts/contract-core";
 import { startMockServer, type RunningServer } from "../src/index.js";
+import { timedExchange } from "@api-contracts/dev-tools/testing/edge-clients";
 import { documentedErrorValidator, documentedExamples } from "./support.js";
 
 const webKey = "Bearer fc-0123456789abcdef0123456789abcdef";
@@ -11,36 +11,8 @@ const autumnKey = "Bearer am_sk_test_0123456789";
 const check = JSON.stringify({ customer_id: "cus_123", feature_id: "messages" });
 const crawl = JSON.stringify({ url: "https://example.com" });
 
-interface Outcome {
-  status?: number;
-  headers?: Record<string, string | string[] | undefined>;
-  body?: string;
-  /** Pieces the body arrived in. */
-  chunks: number;
-  /** Milliseconds from the request to the end of the answer (or to the error). */
-  ms: number;
-  /** Milliseconds to the answer's head. */
-  headMs?: number;
-  error?: string;
-}
-
-/** One request on its own connection, as sent; gives up after `abortMs` when given. */
-function exchange(base: string, path: string, options: { body?: string; headers?: Record<string, string>; abortMs?: number; method?: string } = {}): Promise<Outcome> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const req = request(`${base}${path}`, { method: options.method ?? "POST", agent: false, headers: { "content-type": "application/json", ...options.headers } }, (res) => {
-      const headMs = Date.now() - started;
-      let body = "";
-      let chunks = 0;
-      res.on("data", (c: Buffer) => ((body += c.toString()), chunks++));
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body, chunks, ms: Date.now() - started, headMs }));
-      res.on("error", (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message, chunks, ms: Date.now() - started, headMs }));
-    });
-    req.on("error", (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message, chunks: 0, ms: Date.now() - started }));
-    if (options.abortMs !== undefined) setTimeout(() => req.destroy(new Error("client gave up")), options.abortMs).unref();
-    req.end(options.body);
-  });
-}
+/** One request on its own connection, as sent, to `path` under `base`. */
+const exchange = (base: string, path: string, options: Parameters<typeof timedExchange>[1] = {}) => timedExchange(`${base}${path}`, options);
 
 const checkWith = (url: string, prefer?: string, more: { abortMs?: number; body?: string } = {}) =>
   exchange(url, "/v1/balances.check", { body: more.body ?? check, headers: { authorization: autumnKey, ...(prefer ? { prefer } : {}) }, ...(more.abortMs ? { abortMs: more.abortMs } : {}) });

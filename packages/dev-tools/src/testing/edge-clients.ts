@@ -155,3 +155,35 @@ export function availableClients(): OversizedClient[] {
     return ["fetch", "http.request", "late-reader"];
   }
 }
+
+/** How an answer arrived, for tests of injected faults: its head and body, in how many pieces and when, or the error instead. */
+export interface TimedOutcome {
+  status?: number;
+  headers?: Record<string, string | string[] | undefined>;
+  body?: string;
+  /** Pieces the body arrived in. */
+  chunks: number;
+  /** Milliseconds from the request to the end of the answer (or to the error). */
+  ms: number;
+  /** Milliseconds to the answer's head. */
+  headMs?: number;
+  error?: string;
+}
+
+/** One request on a connection of its own (no agent), as sent; gives up after `abortMs` when given. */
+export function timedExchange(url: string, options: { body?: string; headers?: Record<string, string>; abortMs?: number; method?: string } = {}): Promise<TimedOutcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const req = httpRequest(url, { method: options.method ?? "POST", agent: false, headers: { "content-type": "application/json", ...options.headers } }, (res) => {
+      const headMs = Date.now() - started;
+      let body = "";
+      let chunks = 0;
+      res.on("data", (chunk: Buffer) => ((body += chunk.toString()), chunks++));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body, chunks, ms: Date.now() - started, headMs }));
+      res.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, chunks, ms: Date.now() - started, headMs }));
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, chunks: 0, ms: Date.now() - started }));
+    if (options.abortMs !== undefined) setTimeout(() => req.destroy(new Error("client gave up")), options.abortMs).unref();
+    req.end(options.body);
+  });
+}
