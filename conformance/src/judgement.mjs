@@ -12,7 +12,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { OpenApiValidators, follow, isObject, loadBundle } from "@api-contracts/contract-core";
+import { OpenApiValidators, follow, isObject, loadBundle, subscribesTo, subscriptionMismatches, webhookSubscription } from "@api-contracts/contract-core";
 
 const require = createRequire(import.meta.url);
 
@@ -174,24 +174,6 @@ export function disagreements(validators, item, stateRefusals = {}) {
   return found.map(({ check, detail }) => ({ check, text: `${check}: ${detail} -- ${requestLine(item)}` }));
 }
 
-/** The `events` a webhook gets when its request names none: the contract's default for the member. */
-function defaultWebhookEvents(bundle) {
-  const at = (node, pointer) => follow(bundle, node, pointer).node;
-  const body = at(bundle.paths?.["/v2/crawl"]?.post?.requestBody?.content?.["application/json"]?.schema, "#/paths/~1v2~1crawl/post/requestBody");
-  const webhook = at(body?.properties?.webhook, "#/webhook");
-  for (const branch of [webhook, ...(webhook?.oneOf ?? []), ...(webhook?.anyOf ?? [])]) {
-    const events = at(branch, "#/webhook")?.properties?.events;
-    if (isObject(events) && Array.isArray(events.default)) return events.default;
-  }
-  throw new Error("the contract's crawl webhook names no default events");
-}
-
-/** The same members with the same values, whatever their order. */
-function sameRecord(a, b) {
-  const sorted = (value) => JSON.stringify(Object.entries(value ?? {}).sort(([x], [y]) => (x < y ? -1 : 1)));
-  return sorted(a) === sorted(b);
-}
-
 /** Where a field error of a delivery points, as the request checks write it: `body webhookId`. */
 const fieldOf = (error) => `${error.in}${error.path.length > 0 ? ` ${error.path.join(".")}` : ""}`;
 
@@ -202,10 +184,10 @@ const fieldOf = (error) => `${error.in}${error.path.length > 0 ? ` ${error.path.
  * `delivery-schema`, `delivery-signature`), and all of them against what the crawl's webhook asked
  * (`delivery-order`, `delivery-events`, `delivery-id`, `delivery-metadata`, `delivery-headers`).
  */
-export function deliveryDisagreements(crawl, { validators, defaultEvents, secret = WEBHOOK_SECRET }) {
-  const asked = crawl.start.requestBody?.webhook;
-  const webhook = typeof asked === "string" ? { url: asked } : (asked ?? {});
-  const events = webhook.events ?? defaultEvents;
+export function deliveryDisagreements(crawl, { validators, secret = WEBHOOK_SECRET }) {
+  // What the crawl's webhook asked, as the service reads it (a bare URL, the description's defaults).
+  const subscription = webhookSubscription(validators.document, { method: "POST", path: "/v2/crawl" }, crawl.start.requestBody) ?? { url: "", headers: {}, metadata: {}, events: [] };
+  const asked = (event) => subscribesTo(subscription, `crawl.${event}`);
   const crawlId = crawl.start.responseBody?.id;
   const verdicts = crawl.deliveries.map((delivery) => validators.validateDelivery({ headers: delivery.headers, body: delivery.rawBody }, { secret }));
   const bodies = verdicts.map(({ payload }) => (isObject(payload) ? payload : undefined));
@@ -215,10 +197,10 @@ export function deliveryDisagreements(crawl, { validators, defaultEvents, secret
   const add = (check, detail, where = `the crawl's deliveries (${types.join(", ") || "none"})`) => found.push({ check, text: `${check}: ${detail} -- ${where}` });
 
   if (crawl.start.status >= 200 && crawl.start.status < 300) {
-    if (events.includes("started") && types[0] !== "crawl.started") add("delivery-order", `the first delivery is ${types[0] ?? "missing"}, not crawl.started`);
+    if (asked("started") && types[0] !== "crawl.started") add("delivery-order", `the first delivery is ${types[0] ?? "missing"}, not crawl.started`);
     if (types.filter((type) => type === "crawl.started").length > 1) add("delivery-order", "crawl.started is delivered more than once");
     const completed = types.indexOf("crawl.completed");
-    if (events.includes("completed") && completed === -1) add("delivery-order", "no crawl.completed was delivered");
+    if (asked("completed") && completed === -1) add("delivery-order", "no crawl.completed was delivered");
     if (completed !== -1 && completed !== types.length - 1) add("delivery-order", `${types.length - 1 - completed} deliveries after crawl.completed`);
   } else if (crawl.deliveries.length > 0) {
     add("delivery-order", `deliveries for a crawl that was not started (${crawl.start.status})`);
@@ -236,13 +218,9 @@ export function deliveryDisagreements(crawl, { validators, defaultEvents, secret
     const body = bodies[index];
     // A body that is not an object with a type is a delivery-schema problem; nothing more is read from it.
     if (!body || types[index] === undefined) continue;
-    const [namespace, event] = types[index].split(".");
-    if (namespace !== "crawl" || !events.includes(event)) add("delivery-events", `${types[index]} is delivered, the webhook asked for ${events.join(", ")}`, at(index));
+    if (!types[index].startsWith("crawl.")) add("delivery-events", `${types[index]} is not a crawl event`, at(index));
     if (body.id !== crawlId) add("delivery-id", `id ${JSON.stringify(body.id)} is not the started crawl's ${crawlId}`, at(index));
-    if (!sameRecord(body.metadata, webhook.metadata)) add("delivery-metadata", `metadata ${JSON.stringify(body.metadata ?? {})} is not the webhook's ${JSON.stringify(webhook.metadata ?? {})}`, at(index));
-    for (const [name, value] of Object.entries(webhook.headers ?? {})) {
-      if (delivery.headers[name.toLowerCase()] !== value) add("delivery-headers", `header ${name} is ${JSON.stringify(delivery.headers[name.toLowerCase()] ?? null)}, the webhook asked for ${JSON.stringify(value)}`, at(index));
-    }
+    for (const mismatch of subscriptionMismatches(subscription, { payload: body, headers: delivery.headers })) add(`delivery-${mismatch.member}`, mismatch.message, at(index));
   }
   return found;
 }
@@ -286,7 +264,7 @@ export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
   const results = [...exchanges, ...webhookCrawls.map((crawl) => crawl.start)]
     .filter((item) => item.operation !== null)
     .map((item) => ({ item, ...explain(item.operation, disagreements(validators, item, stateRefusals)) }));
-  const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators, defaultEvents: defaultWebhookEvents(bundle) })) }));
+  const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators })) }));
   const used = new Set([
     ...results.flatMap(({ item, found }) => found.map((one) => listed(item.operation, one))),
     ...crawls.flatMap(({ crawl, found }) => found.map((one) => listed(crawl.start.operation, one))),
