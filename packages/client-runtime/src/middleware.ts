@@ -226,10 +226,15 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
 
   /** Runs the remaining attempts; resolves to the last response, or the last error if none came. */
   async function attempts(copy: Request, first: Response | unknown, fetchFn: typeof fetch): Promise<Response | unknown> {
+    // An answer handed back here skips the timeout middleware: its body gets the deadline's error here.
+    const underDeadline = (response: Response): Response => {
+      if (timeoutMs !== undefined && response.body) bodyUnderDeadline(response, timeoutMs, copy.url);
+      return response;
+    };
     let outcome: Response | unknown = first;
     if (first instanceof Response) {
-      const settled = await settle(first);
-      if (!settled.held) return settled.response;
+      const settled = await settle(first).catch((error: unknown) => Promise.reject(timeoutMs === undefined ? error : asTimeoutError(error, timeoutMs, copy.url)));
+      if (!settled.held) return underDeadline(settled.response);
       outcome = settled.response;
     }
     let lastResponse = outcome instanceof Response ? outcome : undefined;
@@ -247,9 +252,9 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
       const next = timeoutMs === undefined ? copy.clone() : withDeadline(copy.clone(), timeoutMs);
       try {
         const response = await fetchFn(next);
-        if (!RETRY_STATUSES.has(response.status)) return response;
+        if (!RETRY_STATUSES.has(response.status)) return underDeadline(response);
         const settled = await settle(response);
-        if (!settled.held) return settled.response;
+        if (!settled.held) return underDeadline(settled.response);
         outcome = lastResponse = settled.response;
       } catch (error) {
         outcome = timeoutMs === undefined ? error : asTimeoutError(error, timeoutMs, copy.url);

@@ -151,6 +151,20 @@ describe("timeout", () => {
     expect(s.requests).toHaveLength(2);
   });
 
+  it("a retried attempt's body cut off by the deadline is a TimeoutError too, as the first attempt's is", async () => {
+    // First a 503, then a 200 whose body trickles in for longer than the deadline.
+    server = await startServer((_request, res, attempt) => {
+      if (attempt === 1) return void sendJson(res, 503, internalError);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"id":');
+      setTimeout(() => res.end('"t1"}'), 400).unref();
+    });
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, timeoutMs: 150, retry: fast });
+    const failure = await client.GET("/v1/things").catch((e: unknown) => e);
+    expect(server.requests).toHaveLength(2);
+    expect(failure).toBeInstanceOf(TimeoutError);
+  });
+
   it("rejects a timeout that is not a positive number", () => {
     expect(() => createThingsClient({ apiKey: "k", timeoutMs: 0 })).toThrow(RangeError);
   });

@@ -39,6 +39,9 @@ const encoder = new TextEncoder();
  */
 export async function verifyWebhook(body: WebhookBody, headers: WebhookHeadersInput, secret: string, options: VerifyWebhookOptions = {}): Promise<EntitlementsWebhookEvent> {
   if (typeof secret !== "string" || secret === "") throw new TypeError("verifyWebhook needs the endpoint's signing secret (whsec_...)");
+  // NaN would compare false and let every timestamp through: refuse it rather than verify nothing.
+  const tolerance = options.toleranceSeconds ?? webhookSignature.toleranceSeconds;
+  if (!Number.isFinite(tolerance) || tolerance < 0) throw new RangeError(`toleranceSeconds must be a finite number >= 0, got ${tolerance}`);
   let signer: Webhook;
   try {
     signer = new Webhook(secret);
@@ -56,7 +59,6 @@ export async function verifyWebhook(body: WebhookBody, headers: WebhookHeadersIn
   if (!/^\d{1,15}$/.test(timestamp!)) throw new WebhookVerificationError("invalid_signature", `${scheme.timestampHeader} is not a number of seconds`);
   const signedAt = Number(timestamp);
   const now = Math.floor((options.now ?? Date.now)() / 1000);
-  const tolerance = options.toleranceSeconds ?? scheme.toleranceSeconds;
   if (Math.abs(now - signedAt) > tolerance) {
     throw new WebhookVerificationError("timestamp_out_of_tolerance", `${scheme.timestampHeader} is ${now - signedAt} s from now, more than ${tolerance} s`);
   }

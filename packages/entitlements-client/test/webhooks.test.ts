@@ -89,6 +89,13 @@ describe("verifyWebhook (entitlements)", () => {
     expect(await failure(limitReached, { ...headers, "svix-signature": "v1,x" }, vector.secret, { now: at(vector.timestamp + 3600) })).toBe("timestamp_out_of_tolerance");
   });
 
+  it("refuses a tolerance that is not a finite number >= 0 (NaN from an unset setting would let every timestamp through)", async () => {
+    const headers = signed(limitReached);
+    for (const toleranceSeconds of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+      await expect(verifyWebhook(limitReached, headers, vector.secret, { now: at(vector.timestamp + 3600), toleranceSeconds })).rejects.toThrow(RangeError);
+    }
+  });
+
   it("names each missing header, and refuses a timestamp that is not a number of seconds", async () => {
     for (const header of ["svix-id", "svix-timestamp", "svix-signature"]) {
       const error = await verifyWebhook(limitReached, { ...signed(limitReached), [header]: undefined } as Record<string, string>, vector.secret, { now: atVector }).catch((e: unknown) => e);
