@@ -9,8 +9,13 @@ import type { Coverage, OperationCoverage } from "./generated/coverage.js";
 
 export type { Coverage, OperationCoverage, StatusCoverage, MemberCoverage, CoverageTotals, CoverageTally } from "./generated/coverage.js";
 
-/** The format of a coverage report, shipped as `@api-contracts/contract-core/coverage.schema.json`. */
-export const coverageSchema = JSON.parse(readFileSync(new URL("../schema/coverage.schema.json", import.meta.url), "utf8")) as JsonObject;
+let schema: JsonObject | undefined;
+
+/** The format of a coverage report, shipped as `@api-contracts/contract-core/coverage.schema.json`; read on first use. */
+export function coverageSchema(): JsonObject {
+  schema ??= JSON.parse(readFileSync(new URL("../schema/coverage.schema.json", import.meta.url), "utf8")) as JsonObject;
+  return schema;
+}
 
 /** What one request carried, as far as coverage counts it. */
 export interface SentRequest {

@@ -428,7 +428,8 @@ export class OpenApiValidators {
     const headers = normalizeHeaders(delivery.headers);
     let text: string;
     try {
-      text = typeof delivery.body === "string" ? delivery.body : new TextDecoder("utf-8", { fatal: true }).decode(delivery.body);
+      // The bytes as sent, a byte order mark included: the signature is computed over them.
+      text = typeof delivery.body === "string" ? delivery.body : new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(delivery.body);
     } catch {
       add([{ in: "body", path: [], keyword: "json", params: {}, message: "is not UTF-8 text" }]);
       return verdict;

@@ -26,7 +26,7 @@ export type XRule =
 export interface UrlRule {
   rule: "url";
   member: string;
-  /** White space at both ends is removed first (JavaScript's `trim`), as zod's `url()` does. */
+  /** White space at both ends is removed (JavaScript's `trim`), as zod's `url()` does: after `defaultScheme` is put in front, as the service's preprocessing runs before zod's. */
   trim?: boolean;
   /** A value without a scheme gets `<defaultScheme>://` in front: one where `://` does not come before the first `.` or `:`. */
   defaultScheme?: string;

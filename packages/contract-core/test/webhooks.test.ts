@@ -188,6 +188,9 @@ describe("validateDelivery", () => {
   it("refuses a body that is not JSON, not UTF-8, or names no documented webhook", () => {
     expect(webdata.validateDelivery({ headers: json, body: "{" }).errors).toEqual([expect.objectContaining({ in: "body", keyword: "json" })]);
     expect(webdata.validateDelivery({ headers: json, body: new Uint8Array([0xff, 0xfe]) }).errors).toEqual([expect.objectContaining({ in: "body", keyword: "json" })]);
+    // A byte order mark is kept, not dropped while decoding: the bytes are not JSON as sent.
+    const marked = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(pageBody)]);
+    expect(webdata.validateDelivery({ headers: json, body: marked }).errors).toEqual([expect.objectContaining({ in: "body", keyword: "json" })]);
     const unknown = webdata.validateDelivery({ headers: json, body: JSON.stringify({ type: "crawl.failed" }) });
     expect(unknown.errors).toEqual([expect.objectContaining({ in: "body", path: ["type"], keyword: "enum" })]);
     expect(unknown.errors[0]!.params.allowedValues).toContain("crawl.page");

@@ -5,15 +5,16 @@
 // The load generator shares the machine with the servers, so req/s is partly its limit too; the
 // servers' own CPU time per request shows the cost of each answer without that cap.
 //   npm run bench -w packages/mock-server   [--seconds 3] [--rounds 5] [--connections 10] [--bodies 10000]
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { cpuSeconds } from "@api-contracts/dev-tools/process-stats";
 
 const { values } = parseArgs({
   options: {
@@ -125,15 +126,6 @@ function load(url, target, scenario, duration = seconds) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
-
-/** CPU time (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid) {
-  // The command name (field 2) may hold spaces, so fields are counted after its closing parenthesis.
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-}
 
 async function measure(target) {
   const [webdataPort, entitlementsPort] = [await freePort(), await freePort()];

@@ -1,4 +1,4 @@
-import { WebhookDeliverer, type DeliveryReport, type OpenApiValidators } from "@api-contracts/contract-core";
+import { DEFAULT_DELIVERY_LIMITS, WebhookDeliverer, type DeliveryReport, type OpenApiValidators } from "@api-contracts/contract-core";
 
 /** How far the server goes for a receiver; see the limits table in the README. */
 export interface WebhookLimits {
@@ -8,7 +8,7 @@ export interface WebhookLimits {
   maxPendingWebhooks: number;
 }
 
-export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = { webhookTimeoutMs: 10_000, maxPendingWebhooks: 1_000 };
+export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = { webhookTimeoutMs: DEFAULT_DELIVERY_LIMITS.timeoutMs, maxPendingWebhooks: DEFAULT_DELIVERY_LIMITS.maxPending };
 
 /** What the server's webhook calls need: the secret they are signed with, limits, and who hears of each call's end. */
 export interface WebhookSettings {

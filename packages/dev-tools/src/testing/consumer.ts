@@ -4,7 +4,7 @@
 // checkout already has (the version the lockfile resolved), and a registry on 127.0.0.1 serves
 // exactly those to npm, which starts from an empty cache.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -30,7 +30,7 @@ interface Manifest {
 const readManifest = (dir: string): Manifest => JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as Manifest;
 
 /** The folder of package `name` as Node finds it from `fromDir` (through node_modules, links followed). */
-export function installedPackageDir(name: string, fromDir: string): string {
+function installedPackageDir(name: string, fromDir: string): string {
   const found = findInstalled(name, fromDir);
   if (!found) throw new Error(`${name} is not installed where ${fromDir} can find it`);
   return found;
@@ -277,5 +277,3 @@ export function filesReachedFromExports(packageDir = process.cwd()): string[] {
   return [...reached].sort();
 }
 
-/** The packages of this repository installed in the project. */
-export const installedPackages = (consumer: Consumer): string[] => readdirSync(path.join(consumer.dir, "node_modules", "@api-contracts"));
