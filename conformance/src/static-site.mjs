@@ -37,7 +37,15 @@ export async function startStaticSite() {
       res.writeHead(503, { connection: "close" }).end();
       return;
     }
-    const url = new URL(req.url ?? "/", "http://site");
+    let url;
+    try {
+      url = new URL(req.url ?? "/", "http://site");
+    } catch {
+      // A request target no URL can be made of (`//[`): answered, not thrown out of the handler.
+      requests.push({ method: req.method, path: req.url ?? "", userAgent: req.headers["user-agent"] ?? "" });
+      res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("bad request target\n");
+      return;
+    }
     requests.push({ method: req.method, path: url.pathname, userAgent: req.headers["user-agent"] ?? "" });
     const body = req.method === "GET" || req.method === "HEAD" ? SITE_PAGES[url.pathname] : undefined;
     if (body === undefined) {

@@ -55,6 +55,12 @@ function memberTypes(rule: Rule): unknown[] {
   }
 }
 
+/** The forms of a member the rule reads: the member itself, or those of its `oneOf`/`anyOf` branches of the rule's type. */
+function readForms(property: any, rule: Rule): any[] {
+  if (memberTypes(rule).includes(property.type)) return [property];
+  return [...(property.oneOf ?? []), ...(property.anyOf ?? [])].filter((branch) => memberTypes(rule).includes(branch.type));
+}
+
 describe("x-rules", () => {
   it("the rules the sources state are on their schemas", () => {
     const found = Object.values(bundles).flatMap((document) =>
@@ -66,6 +72,7 @@ describe("x-rules", () => {
       "CheckLock.lock_id: utf16-length",
       "CrawlRequest.prompt: utf16-length",
       "CrawlRequest.url: url",
+      "CrawlRequest.webhook: url",
       "HighlightsFormat.query: utf16-length",
       "JsonFormat.prompt: utf16-length",
       "JsonFormat.schema: no-schemaless-object",
@@ -93,11 +100,16 @@ describe("x-rules", () => {
           for (const member of [rule.member, rule.of].filter(Boolean)) {
             const schemas = memberSchemas(schema, member!);
             expect(schemas.length, `${name}.${member}`).toBeGreaterThan(0);
-            for (const property of schemas) expect(memberTypes(rule), `${name}.${member}`).toContain(property.type);
+            for (const property of schemas) {
+              // A member of several forms (`webhook`: a URL string or a Webhook object) is read in the
+              // forms of the rule's type; the rule passes the others through.
+              const forms = readForms(property, rule);
+              expect(forms.length, `${name}.${member}: a form of the type ${memberTypes(rule).join(" or ")}`).toBeGreaterThan(0);
+            }
           }
           // The rule is the one definition of a URL member: no format or pattern that says otherwise.
           if (rule.rule === "url") {
-            for (const property of memberSchemas(schema, rule.member)) {
+            for (const property of memberSchemas(schema, rule.member).flatMap((member) => readForms(member, rule))) {
               const strings = property.type === "array" ? property.items : property;
               expect(strings.format, `${name}.${rule.member}`).toBeUndefined();
               expect(strings.pattern, `${name}.${rule.member}`).toBeUndefined();

@@ -165,8 +165,13 @@ function objectArbitrary(view: SchemaView, ctx: GeneratorContext, depth: number)
     const url = urls.get(key);
     const length = lengths.get(key);
     if (window) model[key] = timeWindowArbitrary(window, ctx);
-    else if (url && pointers) model[key] = urlMemberArbitrary(url, viewOf(ctx.document, pointers), ctx, key);
-    else model[key] = pointers ? valueArbitrary(viewOf(ctx.document, pointers), ctx, depth + 1, key) : fc.jsonValue({ maxDepth: 2 });
+    else if (url && pointers) {
+      const member = viewOf(ctx.document, pointers);
+      // A member of several forms (a URL string or an object): the rule makes the strings, the other forms as usual.
+      const others = member.branches ? member.branches.map((branch) => withBranch(ctx.document, member, branch)).filter((branch) => !branch.types?.includes("string")) : [];
+      const strings = urlMemberArbitrary(url, member, ctx, key);
+      model[key] = others.length > 0 ? fc.oneof(strings, ...others.map((branch) => valueArbitrary(branch, ctx, depth + 1, key))) : strings;
+    } else model[key] = pointers ? valueArbitrary(viewOf(ctx.document, pointers), ctx, depth + 1, key) : fc.jsonValue({ maxDepth: 2 });
     // zod counts a length in UTF-16 code units: a string the schema's maxLength allows may be too long.
     if (length?.maxLength !== undefined) {
       const max = length.maxLength;

@@ -1638,10 +1638,13 @@ export interface components {
          */
         "svix-id": string;
         /**
-         * @description One or more signatures separated by spaces, each `v1,` followed by the base64 HMAC-SHA256 of
+         * @description One or more signatures separated by spaces, each a version identifier, a comma and a base64
+         *     signature (`v<digits><letters>,<base64>`). `v1,` is followed by the base64 HMAC-SHA256 of
          *     `<svix-id>.<svix-timestamp>.<raw body>`, keyed with the endpoint's signing secret (`whsec_`
-         *     followed by the base64 key). More than one is sent while a secret is being rotated: accept the
-         *     call when any `v1` signature matches, comparing in constant time.
+         *     followed by the base64 key); the Standard Webhooks specification also defines `v1a,` followed by
+         *     an ed25519 signature of the same content. More than one is sent while a secret is being rotated:
+         *     accept the call when any `v1` signature matches, comparing in constant time, and skip the
+         *     identifiers you do not verify.
          * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
          */
         "svix-signature": string;
@@ -1964,10 +1967,13 @@ export interface operations {
                  */
                 "svix-id": components["parameters"]["svix-id"];
                 /**
-                 * @description One or more signatures separated by spaces, each `v1,` followed by the base64 HMAC-SHA256 of
+                 * @description One or more signatures separated by spaces, each a version identifier, a comma and a base64
+                 *     signature (`v<digits><letters>,<base64>`). `v1,` is followed by the base64 HMAC-SHA256 of
                  *     `<svix-id>.<svix-timestamp>.<raw body>`, keyed with the endpoint's signing secret (`whsec_`
-                 *     followed by the base64 key). More than one is sent while a secret is being rotated: accept the
-                 *     call when any `v1` signature matches, comparing in constant time.
+                 *     followed by the base64 key); the Standard Webhooks specification also defines `v1a,` followed by
+                 *     an ed25519 signature of the same content. More than one is sent while a secret is being rotated:
+                 *     accept the call when any `v1` signature matches, comparing in constant time, and skip the
+                 *     identifiers you do not verify.
                  * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
                  */
                 "svix-signature": components["parameters"]["svix-signature"];
@@ -2003,10 +2009,13 @@ export interface operations {
                  */
                 "svix-id": components["parameters"]["svix-id"];
                 /**
-                 * @description One or more signatures separated by spaces, each `v1,` followed by the base64 HMAC-SHA256 of
+                 * @description One or more signatures separated by spaces, each a version identifier, a comma and a base64
+                 *     signature (`v<digits><letters>,<base64>`). `v1,` is followed by the base64 HMAC-SHA256 of
                  *     `<svix-id>.<svix-timestamp>.<raw body>`, keyed with the endpoint's signing secret (`whsec_`
-                 *     followed by the base64 key). More than one is sent while a secret is being rotated: accept the
-                 *     call when any `v1` signature matches, comparing in constant time.
+                 *     followed by the base64 key); the Standard Webhooks specification also defines `v1a,` followed by
+                 *     an ed25519 signature of the same content. More than one is sent while a secret is being rotated:
+                 *     accept the call when any `v1` signature matches, comparing in constant time, and skip the
+                 *     identifiers you do not verify.
                  * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
                  */
                 "svix-signature": components["parameters"]["svix-signature"];

@@ -1452,7 +1452,10 @@ export interface components {
          * @description A webhook the service calls with monitor events.
          */
         MonitorWebhook: {
-            /** @description Events delivered to the webhook. */
+            /**
+             * @description Events delivered to the webhook, by their full names. Every event is delivered when the list is
+             *     empty or absent.
+             */
             events?: ("monitor.page" | "monitor.check.completed")[];
             /**
              * @description Extra HTTP headers sent with every webhook call, keyed by header name. The service describes this member as an object and does not restrict its values.
@@ -1464,7 +1467,9 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Key-value pairs echoed back in every webhook payload. Values may be any JSON value.
+             * @description Key-value pairs echoed back in every webhook payload. Values may be any JSON value here, as the
+             *     seed names only an object; the service's create schema stores strings, which is what its
+             *     payloads (`WebhookPayload.metadata`) carry.
              * @example {
              *       "team": "pricing"
              *     }
@@ -2083,8 +2088,9 @@ export interface components {
          */
         Webhook: {
             /**
-             * @description Events to deliver, by their short names. All are delivered when omitted, and also when the
-             *     list is empty.
+             * @description Events to deliver, by their short names: a short name is the event's name after its first dot
+             *     (`page` subscribes to `crawl.page`). Every event is delivered when the list is omitted, and also
+             *     when it is empty.
              * @default [
              *       "started",
              *       "page",
