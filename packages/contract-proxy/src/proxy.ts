@@ -8,6 +8,7 @@ import {
   CoverageRecorder,
   FaultInjector,
   KnownDifferences,
+  MAX_LATENCY_MS,
   createEdgeServer,
   delayAnswer,
   endSlowly,
@@ -132,8 +133,11 @@ interface Exchange {
   headers: IncomingHttpHeaders;
   requestErrors: RuleError[];
   unjudged: Array<{ direction: Violation["direction"]; error: RuleError }>;
-  /** An injected `slow-body`: the upstream's answer, read whole, is trickled to the client. */
-  slowBody?: boolean;
+  /**
+   * A fired `slow-body` rule, reported only once the upstream's answer shows whether it applies:
+   * only an answer read whole is trickled to the client.
+   */
+  slowBody?: { operationId: string; decision: FaultDecision };
   /** The query parameters, headers and JSON body the request carried, for the coverage. */
   sent: SentRequest;
 }
@@ -294,6 +298,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const answer = (ex: Exchange, res: ServerResponse, problem: Problem, judgedStatus?: number, responseErrors: RuleError[] = []): void => {
     const operation = ex.operation && { method: ex.operation.method, path: ex.operation.path };
     const reply: ErrorReply = errors.reply(problem, operation);
+    settleSlowBody(ex, false);
     const count = finish(ex, judgedStatus ?? reply.status, responseErrors);
     const text = JSON.stringify(reply.body);
     res.writeHead(reply.status, {
@@ -343,6 +348,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       refuseAnswer(ex, res, answer.status, headErrors);
       return false;
     }
+    settleSlowBody(ex, false);
     const count = finish(ex, answer.status, headErrors);
     if (!writeHead(res, answer, count)) {
       badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
@@ -364,8 +370,9 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     if (jobs && ex.operation && answer.status >= 200 && answer.status < 300) noteJob(ex, answer, bytes);
     const count = finish(ex, answer.status, found);
     if (!writeHead(res, answer, count, bytes.length)) return badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
-    if (ex.slowBody) endSlowly(res, bytes, requestTimeout);
-    else res.end(bytes);
+    if (!ex.slowBody) return void res.end(bytes);
+    settleSlowBody(ex, true);
+    endSlowly(res, bytes, requestTimeout);
   };
 
   /** A job the upstream started with a webhook, remembered so that its relayed calls are judged against what it asked. */
@@ -480,6 +487,20 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   };
 
   /**
+   * Reports a fired `slow-body` rule once its exchange shows whether the trickle applies: an answer
+   * that streams through, or one the proxy gives itself, passes at its own pace, so only the wait the
+   * rule asked for (if any) was injected.
+   */
+  const settleSlowBody = (ex: Exchange, trickled: boolean): void => {
+    const fired = ex.slowBody;
+    if (!fired) return;
+    ex.slowBody = undefined;
+    if (trickled) return recordInjected(ex, fired.operationId, fired.decision);
+    const { fault: _notApplied, ...waited } = fired.decision;
+    if (waited.latencyMs > 0) recordInjected(ex, fired.operationId, waited);
+  };
+
+  /**
    * Forwards a judged request, or first lets the rule that fires on it act: wait, then reset, hang,
    * answer in the upstream's place (its documented answer, not judged), or forward and trickle.
    */
@@ -487,8 +508,14 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     const operationId = ex.operation?.operationId;
     const decision = operationId === undefined ? undefined : injector?.decide(operationId);
     if (!decision) return forward(ex, req, res, body, undefined);
-    recordInjected(ex, operationId!, decision);
-    if (!(await delayAnswer(res, decision.latencyMs))) return;
+    if (decision.fault === "slow-body") ex.slowBody = { operationId: operationId!, decision };
+    else recordInjected(ex, operationId!, decision);
+    if (!(await delayAnswer(res, decision.latencyMs))) {
+      // The client left during the wait: no answer reached it, and what it sent is reported with status 0.
+      settleSlowBody(ex, false);
+      finish(ex, 0, []);
+      return;
+    }
     if (decision.fault === "reset" || decision.fault === "hang") {
       // No answer reaches the client: what it sent is reported with status 0.
       finish(ex, 0, []);
@@ -500,7 +527,6 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       res.writeHead(made.status, { ...made.headers, "content-length": String(made.body.length), [VIOLATIONS_HEADER]: String(count) });
       return void res.end(made.body);
     }
-    if (decision.fault === "slow-body") ex.slowBody = true;
     forward(ex, req, res, body, undefined);
   };
 
@@ -550,8 +576,9 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     {
       requestTimeoutMs: requestTimeout,
       headersTimeoutMs: headersTimeout,
-      // A client that stops reading holds its socket no longer than the upstream may keep silent.
-      idleTimeoutMs: upstreamTimeout + 5_000,
+      // A client that stops reading holds its socket no longer than the upstream may keep silent, after
+      // the longest wait a faults rule may inject: no byte flows during that wait either.
+      idleTimeoutMs: upstreamTimeout + (injector ? MAX_LATENCY_MS : 0) + 5_000,
       ...(options.linger ? { linger: options.linger } : {}),
     },
     handle,

@@ -106,6 +106,51 @@ describe("injected answers are the proxy's, marked, and never the upstream's vio
     expect(proxy.counts.violations).toBe(0);
   });
 
+  it("a latency longer than the upstream's timeout plus the idle slack still ends in the answer, not a dropped socket", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    // Without faults the idle socket would close at 200 + 5,000 ms: the injected wait sends no byte for longer.
+    const proxy = await proxyWith(upstream, [{ latency: 5_400 }], { upstreamTimeout: 200 });
+    const answer = await postCheck(proxy.url);
+    expect(answer.error).toBeUndefined();
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body!)).toEqual(checkExample);
+  });
+
+  it("a client that gives up during an injected latency is still recorded: its broken request is its violation, with status 0", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const report = join(dir, "gave-up.jsonl");
+    const proxy = await proxyWith(upstream, [{ latency: 2_000 }], { report });
+    expect((await postCheck(proxy.url, JSON.stringify({ customer_id: "cus_1" }), 100)).error).toBe("client gave up");
+    const until = Date.now() + 2_000;
+    while (proxy.violations.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(proxy.violations.map((v) => [v.direction, v.status])).toEqual([["request", 0]]);
+    expect(proxy.counts).toMatchObject({ exchanges: 1, violations: 1, injected: 1 });
+    expect(reportLines(report).map((line) => line.direction ?? "injected")).toEqual(["injected", "request"]);
+    expect(proxy.coverage().operations.checkAccess).toMatchObject({ exchanges: 1, statuses: { seen: [] } });
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  it("slow-body on an answer that streams through unjudged is not applied, so not reported; its rule's latency still is", async () => {
+    const upstream = await upstreamAnswering(json(200, checkExample));
+    const report = join(dir, "slow-streamed.jsonl");
+    const events: FaultEvent[] = [];
+    const rules = [{ name: "slow", fault: "slow-body" }];
+    // A judging limit under the answer's length and over the request's: the answer streams through.
+    const proxy = await proxyWith(upstream, rules, { judgeLimit: 100, report, faults: { rules: parseFaults({ rules }), seed: 3, onFault: (e) => events.push(e) } });
+    const streamed = await postCheck(proxy.url);
+    expect(JSON.parse(streamed.body!)).toEqual(checkExample);
+    expect(proxy.counts).toMatchObject({ injected: 0, notJudged: 1 });
+    expect(events).toEqual([]);
+    expect(reportLines(report).filter((line) => "injected" in line)).toEqual([]);
+
+    const waited = [{ name: "slow and late", latency: 200, fault: "slow-body" }];
+    const late = await proxyWith(upstream, waited, { judgeLimit: 100, faults: { rules: parseFaults({ rules: waited }), seed: 3, onFault: (e) => events.push(e) } });
+    expect((await postCheck(late.url)).status).toBe(200);
+    expect(late.counts.injected).toBe(1);
+    expect(events).toEqual([expect.objectContaining({ rule: "slow and late", latencyMs: 200 })]);
+    expect(events[0]!.fault).toBeUndefined();
+  });
+
   it("the same seed gives the same sequence of faults", async () => {
     const upstream = await upstreamAnswering(json(200, checkExample));
     const rules = [
