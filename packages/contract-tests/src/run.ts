@@ -395,7 +395,7 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       level: check.level,
       passed: outcome.ok,
       reason: redact(outcome.reason),
-      ...(outcome.ok ? {} : { severity: outcome.severity ?? "failure" }),
+      ...(outcome.ok || !outcome.severity ? {} : { severity: outcome.severity }),
       ...(outcome.evidence && !outcome.ok ? { evidence: outcome.evidence.map(redact) } : {}),
     });
     // A check that took the target down fails; what comes after it cannot run.

@@ -5,11 +5,11 @@ import { readFileSync, rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OpenApiValidators, WebhookDeliverer, jobEventCall, loadBundle, subscribesTo, webhookSignatureScheme, webhookSubscription, type WebhookCall } from "@api-contracts/contract-core";
+import { DELIVERY_ORDER_GRACE_MS, OpenApiValidators, WebhookDeliverer, jobEventCall, loadBundle, subscribesTo, webhookSignatureScheme, webhookSubscription, type WebhookCall } from "@api-contracts/contract-core";
 import { startMockServer } from "@api-contracts/mock-server";
 import { judgeJob } from "../src/webhooks/judge.js";
 import { startDeliveryReceiver } from "../src/webhooks/receiver.js";
-import { DEFAULT_WEBHOOK_DEADLINE_MS, ORDER_GRACE_MS, LATE_CALLS_MS } from "../src/webhooks/stage.js";
+import { DEFAULT_WEBHOOK_DEADLINE_MS, LATE_CALLS_MS } from "../src/webhooks/stage.js";
 import { webhookStageSettings } from "../src/run.js";
 import { listChecks } from "../src/index.js";
 import { runCli, startFakeTarget, type FakeTarget } from "./helpers.js";
@@ -94,8 +94,11 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const reportFile = (name: string) => path.join(dir, name);
 
-/** What a fault target does wrong with a crawl's calls. */
-type Fault = "none" | "wrong-signature" | "no-started" | "page-after-completed" | "ignores-events" | "drops-metadata" | "off-schema" | "silent";
+/** What a fault target does wrong with a crawl's calls (or, for the last three, does differently without breaking the contract). */
+type Fault = "none" | "wrong-signature" | "no-started" | "page-after-completed" | "ignores-events" | "drops-metadata" | "off-schema" | "silent" | "other-path" | "rate-limited" | "out-of-credits" | "adds-query";
+
+/** The documented refusals of a crawl start a client backs off from, as the fault target answers them. */
+const REFUSALS = { "rate-limited": { status: 429, error: "Request rate limit exceeded. Please wait and try again later." }, "out-of-credits": { status: 402, error: "Payment required to access this resource." } } as const;
 
 /**
  * A web data target that answers every crawl start and calls its webhook as the contract says,
@@ -111,11 +114,25 @@ async function startFaultTarget(): Promise<FakeTarget & { fault: Fault }> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
     const id = randomUUID();
+    const fault = target.fault;
+    if (fault === "rate-limited" || fault === "out-of-credits") {
+      const { status, error } = REFUSALS[fault];
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ success: false, error }));
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ success: true, id, url: `http://127.0.0.1/v2/crawl/${id}` }));
     const subscription = webhookSubscription(document, { method: "POST", path: "/v2/crawl" }, body);
-    if (!subscription || target.fault === "silent") return;
-    const fault = target.fault;
-    const asked = fault === "ignores-events" ? { ...subscription, events: [] } : fault === "drops-metadata" ? { ...subscription, metadata: {} } : subscription;
+    if (!subscription || fault === "silent") return;
+    const asked =
+      fault === "ignores-events"
+        ? { ...subscription, events: [] }
+        : fault === "drops-metadata"
+          ? { ...subscription, metadata: {} }
+          : fault === "other-path"
+            ? { ...subscription, url: new URL("/hooks/crawl", subscription.url).href }
+            : fault === "adds-query"
+              ? { ...subscription, url: `${subscription.url}?source=crawl` }
+              : subscription;
     const page = { markdown: "# Page", metadata: { sourceURL: String(body.url), statusCode: 200 } };
     const events = [
       ...(fault === "no-started" ? [] : [{ type: "crawl.started", id, success: true, data: [] }]),
@@ -129,8 +146,8 @@ async function startFaultTarget(): Promise<FakeTarget & { fault: Fault }> {
     if (fault === "page-after-completed" && subscribesTo(asked, "crawl.page")) {
       await sequence.idle();
       // Later than the order's grace (a timer never fires early), well before the kit stops listening.
-      expect(ORDER_GRACE_MS + 100).toBeLessThan(LATE_CALLS_MS / 2);
-      await new Promise((resolve) => setTimeout(resolve, ORDER_GRACE_MS + 100));
+      expect(DELIVERY_ORDER_GRACE_MS + 100).toBeLessThan(LATE_CALLS_MS / 2);
+      await new Promise((resolve) => setTimeout(resolve, DELIVERY_ORDER_GRACE_MS + 100));
       sequence.push(jobEventCall(asked, { type: "crawl.page", id, success: true, data: [page] }));
     }
   });
@@ -178,16 +195,50 @@ describe("the webhook stage against targets that break the contract", () => {
     expect(result.evidence.length).toBeGreaterThanOrEqual(2);
   });
 
-  it("a target that never calls fails every judged check within --webhook-deadline, and the run stays bounded", async () => {
+  it("a target that never calls fails webhook-deliveries alone within --webhook-deadline (the other checks, with no call to judge, are skipped), and the run stays bounded", async () => {
     target.fault = "silent";
     const began = performance.now();
     const run = await runCli(webdata(target.url, "--webhook-secret", SECRET, "--webhook-deadline", "300"));
     expect(performance.now() - began).toBeLessThan(10_000);
-    expect(run.failed).toEqual(["startCrawl/webhook-deliveries", "startCrawl/webhook-order"]);
+    // One cause, one failure: no "no crawl.completed" on top of "no call arrived".
+    expect(run.failed).toEqual(["startCrawl/webhook-deliveries"]);
+    expect(run.passed).toEqual([]);
     expect(run.out.join("\n")).toMatch(/no call arrived within 3\d\d ms/);
-    expect(run.out.join("\n")).toMatch(/no crawl\.completed within 3\d\d ms/);
+    expect(run.out.join("\n")).not.toMatch(/no crawl\.completed within/);
+    for (const check of STAGE.slice(1)) expect(run.out.find((line) => line.startsWith(`SKIP startCrawl ${check}:`)), check).toMatch(/no call arrived from any job \(startCrawl webhook-deliveries says why\)$/);
     // The likely cause, said once the receiver has heard from no job at all.
     expect(run.out.find((line) => line.startsWith("FAIL startCrawl webhook-deliveries"))).toMatch(/got no call from any job: a target that does not call private addresses .* needs an address it can reach \(--webhook-receiver host:port/);
+  });
+
+  it("a target that calls other paths of the receiver fails webhook-deliveries alone, and the hint counts those calls instead of blaming the address", async () => {
+    target.fault = "other-path";
+    const run = await runCli(webdata(target.url, "--webhook-secret", SECRET, "--webhook-deadline", "300"));
+    expect(run.failed).toEqual(["startCrawl/webhook-deliveries"]);
+    const line = run.out.find((line) => line.startsWith("FAIL startCrawl webhook-deliveries"));
+    // Three calls of the job with every event and two of the other, all to /hooks/crawl.
+    expect(line).toMatch(/got no call from any job at the paths it gave, but 5 calls to other paths: the target reaches it and calls another URL than the webhook's/);
+    expect(line).not.toMatch(/does not call private addresses/);
+  });
+
+  it("a target that adds a query to the webhook URL is judged on its calls: the receiver matches the path alone", async () => {
+    target.fault = "adds-query";
+    const run = await runCli(webdata(target.url, "--webhook-secret", SECRET, "--webhook-deadline", "10000"));
+    expect(run.failed, run.out.join("\n")).toEqual([]);
+    expect(run.passed).toEqual(STAGE.map((name) => `startCrawl/${name}`));
+  });
+
+  it.each([
+    ["rate-limited", 429],
+    ["out-of-credits", 402],
+  ] as const)("a crawl start answered %s (%i, documented: a client backs off) skips the stage, saying so, and fails nothing", async (fault, status) => {
+    target.fault = fault;
+    const run = await runCli(webdata(target.url, "--webhook-secret", SECRET, "--webhook-deadline", "300"));
+    expect(run.failed, run.out.join("\n")).toEqual([]);
+    expect(run.code).toBe(0);
+    const deliveries = run.out.find((line) => line.startsWith("SKIP startCrawl webhook-deliveries:"));
+    expect(deliveries).toMatch(new RegExp(`not run: starting the job with every event was answered ${status} \\(${fault === "rate-limited" ? "rate limited" : "out of credits"}\\)`));
+    expect(deliveries).toContain(REFUSALS[fault].error);
+    for (const check of STAGE.slice(1)) expect(run.out.find((line) => line.startsWith(`SKIP startCrawl ${check}:`)), check).toMatch(/startCrawl webhook-deliveries says why/);
   });
 
   it("JUnit carries a failure's evidence", async () => {
@@ -205,7 +256,7 @@ describe("judgeJob", () => {
   const id = randomUUID();
   const call = (type: string, at: number) => {
     const { payload } = jobEventCall(subscription, { type, id, success: true, data: type === "crawl.page" ? [{ metadata: {} }] : [] });
-    return { at, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) };
+    return { at, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload), type };
   };
   const order = (...calls: Array<[string, number]>) =>
     judgeJob({ name: "the job", subscription, id, calls: calls.map(([type, at]) => call(type, at)), refused: { tooLarge: 0, overCap: 0 }, waitedMs: 1000 }, kind, { validators: new OpenApiValidators(document), graceMs: 250 })
@@ -228,6 +279,11 @@ describe("judgeJob", () => {
     expect(order(["crawl.started", 0], ["crawl.completed", 1], ["crawl.completed", 2])).toEqual(["failure: crawl.completed was delivered 2 times"]);
     expect(order(["crawl.started", 0], ["crawl.page", 1])).toEqual(["failure: no crawl.completed within 1000 ms"]);
   });
+
+  it("no call at all is one finding, of the deliveries: not also a missing last event", () => {
+    const findings = judgeJob({ name: "the job", subscription, id, calls: [], refused: { tooLarge: 0, overCap: 0 }, waitedMs: 1000 }, kind, { validators: new OpenApiValidators(document), graceMs: 250 });
+    expect(findings.map((finding) => `${finding.concern} ${finding.severity}: ${finding.text}`)).toEqual(["deliveries failure: no call arrived within 1000 ms"]);
+  });
 });
 
 describe("the kit's receiver", () => {
@@ -238,10 +294,14 @@ describe("the kit's receiver", () => {
       const post = (path: string, body: string) => fetch(`${receiver.origin}${path}`, { method: "POST", body }).then((res) => res.status);
       expect(await post("/a", "{}")).toBe(200);
       expect(await post("/a", "x".repeat(101))).toBe(413);
-      expect(await post("/a", "{}")).toBe(200);
+      // A query the target adds does not make the call a stray; its event is read as it arrives.
+      expect(await post("/a?source=crawl", '{"type":"crawl.page"}')).toBe(200);
       expect(await post("/a", "{}")).toBe(503);
       expect(await post("/elsewhere", "{}")).toBe(404);
-      expect(receiver.calls("/a").map((call) => call.body)).toEqual(["{}", "{}"]);
+      expect(receiver.calls("/a").map((call) => [call.body, call.type])).toEqual([
+        ["{}", undefined],
+        ['{"type":"crawl.page"}', "crawl.page"],
+      ]);
       expect(receiver.refused("/a")).toEqual({ tooLarge: 1, overCap: 1 });
       expect(receiver.strays).toBe(1);
       receiver.expect("/b");

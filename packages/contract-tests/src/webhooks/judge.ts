@@ -62,7 +62,7 @@ const parsed = (call: ReceivedCall): Record<string, unknown> | undefined => {
 export function judgeJob(job: JobRecord, kind: JobEvents, options: JudgeOptions): Finding[] {
   const findings: Finding[] = [];
   const payloads = job.calls.map(parsed);
-  const types = payloads.map((payload) => (typeof payload?.type === "string" ? payload.type : undefined));
+  const types = job.calls.map((call) => call.type);
   const named = (index: number) => `call #${index + 1} (${types[index] ?? "no type"}, at +${job.calls[index]!.at - (job.calls[0]?.at ?? 0)} ms)`;
   const add = (concern: Concern, severity: Severity, text: string, call?: number) => findings.push({ concern, severity, text: call === undefined ? text : `${named(call)}: ${text}`, ...(call === undefined ? {} : { call }) });
   const asked = (event: string) => subscribesTo(job.subscription, event);
@@ -93,7 +93,8 @@ export function judgeJob(job: JobRecord, kind: JobEvents, options: JudgeOptions)
   const lasts = indexesOf(kind.last);
   if (asked(kind.first) && firsts.length === 0 && job.calls.length > 0) add("order", "failure", `no ${kind.first} was delivered`);
   if (firsts.length > 1) add("order", "failure", `${kind.first} was delivered ${firsts.length} times`);
-  if (asked(kind.last) && lasts.length === 0) add("order", "failure", `no ${kind.last} within ${job.waitedMs} ms`);
+  // No call at all is the deliveries' finding alone: one cause, one failure.
+  if (asked(kind.last) && lasts.length === 0 && job.calls.length > 0) add("order", "failure", `no ${kind.last} within ${job.waitedMs} ms`);
   if (lasts.length > 1) add("order", "failure", `${kind.last} was delivered ${lasts.length} times`);
   const outOfOrder = (index: number, early: number, text: string) => {
     const by = Math.abs(job.calls[index]!.at - job.calls[early]!.at);

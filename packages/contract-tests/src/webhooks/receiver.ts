@@ -9,6 +9,8 @@ export interface ReceivedCall {
   headers: IncomingHttpHeaders;
   /** The body exactly as received (UTF-8). */
   body: string;
+  /** The event it is: its body's `type`, when the body is JSON that names one. Read once, as it arrives. */
+  type: string | undefined;
 }
 
 export interface ReceiverLimits {
@@ -16,7 +18,7 @@ export interface ReceiverLimits {
   maxBodyBytes: number;
   /** Calls kept per path; more are answered 503 and counted as refused. */
   maxCallsPerPath: number;
-  /** Paths calls are kept for; a call to another path is answered 404 and counted as stray. */
+  /** Paths calls are kept for; a call to another path (its query aside) is answered 404 and counted as stray. */
   maxPaths: number;
 }
 
@@ -26,13 +28,13 @@ export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = { maxBodyBytes: 1_048_576
 export interface DeliveryReceiver {
   /** `http://host:port` it listens on. */
   origin: string;
-  /** Starts keeping the calls made to `path` (calls to paths not expected are strays). */
+  /** Starts keeping the calls made to `path`, whatever query they carry (calls to paths not expected are strays). */
   expect(path: string): void;
   /** The calls made to `path` so far, in the order they arrived. */
   calls(path: string): ReceivedCall[];
   /** Calls to `path` refused: `tooLarge` (over `maxBodyBytes`), `overCap` (past `maxCallsPerPath`). */
   refused(path: string): { tooLarge: number; overCap: number };
-  /** Calls to paths not expected. */
+  /** Calls to paths not expected: a target that reaches the receiver but calls another URL than the webhook's. */
   readonly strays: number;
   /** Resolves true once `done(calls(path))` holds, false when `timeoutMs` pass or `signal` aborts first. */
   waitFor(path: string, done: (calls: ReceivedCall[]) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
@@ -46,7 +48,7 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
   const waiters = new Set<() => void>();
   let strays = 0;
   const server = createServer((req, res) => {
-    const path = req.url ?? "/";
+    const path = pathOf(req.url ?? "/");
     const slot = kept.get(path);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -77,7 +79,8 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
         slot.overCap += 1;
         return refuse(503);
       }
-      slot.calls.push({ at: Math.round(performance.now() - began), method: req.method ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      const body = Buffer.concat(chunks).toString("utf8");
+      slot.calls.push({ at: Math.round(performance.now() - began), method: req.method ?? "", headers: req.headers, body, type: eventTypeOf(body) });
       res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
       for (const wake of waiters) wake();
     });
@@ -126,4 +129,31 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The path of a request's target, without its query: a target that adds one to the webhook's URL
+ * (a source, a cache-buster) still calls that webhook. The absolute form a proxy may send is read too.
+ */
+function pathOf(target: string): string {
+  if (!target.startsWith("/")) {
+    try {
+      return new URL(target).pathname;
+    } catch {
+      return target;
+    }
+  }
+  // Cut by hand: read as a URL, a path that starts with `//` would name a host.
+  const query = target.search(/[?#]/);
+  return query === -1 ? target : target.slice(0, query);
+}
+
+/** A body's `type`, when it is JSON that names one. */
+function eventTypeOf(body: string): string | undefined {
+  try {
+    const type: unknown = (JSON.parse(body) as { type?: unknown } | null)?.type;
+    return typeof type === "string" ? type : undefined;
+  } catch {
+    return undefined;
+  }
 }

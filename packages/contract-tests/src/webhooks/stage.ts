@@ -3,14 +3,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { DELIVERY_ORDER_GRACE_MS, takesWebhook, walkWebhooks, webhookSubscription, type JsonObject } from "@api-contracts/contract-core";
 import { curlCommand } from "../generate/curl.js";
 import type { Contract } from "../judge.js";
-import { fail, pass, requireAnswer, skip, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
+import { expectAnswer, fail, pass, requireAnswer, skip, snippet, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
 import { judgeJob, type Concern, type Finding, type JobEvents, type JobRecord } from "./judge.js";
 import { DEFAULT_RECEIVER_LIMITS, startDeliveryReceiver, type DeliveryReceiver } from "./receiver.js";
 
 /** How long calls are still taken after a job's last event, to see one that comes late (milliseconds). */
 export const LATE_CALLS_MS = 1_000;
-/** Calls out of order by at most this many milliseconds are a warning, by more a failure (contract-core's `DELIVERY_ORDER_GRACE_MS`). */
-export const ORDER_GRACE_MS = DELIVERY_ORDER_GRACE_MS;
 /** Default time for a job's calls to reach its last event (`--webhook-deadline`), in milliseconds. */
 export const DEFAULT_WEBHOOK_DEADLINE_MS = 60_000;
 
@@ -44,7 +42,14 @@ interface JudgedJob {
   curl: string;
 }
 
-type StageRun = { jobs: JudgedJob[] } | { error: string };
+/**
+ * The jobs judged; or `error`, why they could not be started (a failure); or `notStarted`, a start
+ * the target refused as the contract documents, for a client to try again later (nothing to judge).
+ */
+type StageRun = { jobs: JudgedJob[] } | { error: string } | { notStarted: string };
+
+/** Documented answers to a start that a client backs off from and retries later: the target is not at fault. */
+const BACK_OFF: Record<number, string> = { 429: "rate limited", 402: "out of credits" };
 
 /** The webhooks an operation's requests subscribe to: those sharing its tag, with a first (`*.started`) and a last (`*.completed`) event. */
 export function jobEventsOf(contract: Contract, operationId: string): JobEvents | undefined {
@@ -108,6 +113,11 @@ export class WebhookStage {
       receiver.expect(path);
       const body = { ...base, webhook: { url: `${origin}${path}`, ...job.webhook } };
       const result = await ctx.caller.call(operationId, { body });
+      const { status, bodyText } = result.exchange;
+      // Judged like any answer: a refusal off its documentation fails below.
+      if (BACK_OFF[status] && expectAnswer(result, status).ok) {
+        return { notStarted: `not run: starting ${job.name} was answered ${status} (${BACK_OFF[status]}): ${snippet(bodyText)}; the contract documents it and a client backs off, so run again later` };
+      }
       let answer: Record<string, unknown>;
       try {
         answer = requireAnswer(result, "2xx", `starting ${job.name}`);
@@ -117,31 +127,25 @@ export class WebhookStage {
       if (typeof answer.id !== "string") return { error: `starting ${job.name}: the answer has no id` };
       started.push({ name: job.name, path, body, id: answer.id, began: performance.now() });
     }
-    await Promise.all(started.map((job) => receiver.waitFor(job.path, (calls) => calls.some((call) => typeOf(call) === kind.last), deadlineMs, runDeadline)));
+    await Promise.all(started.map((job) => receiver.waitFor(job.path, (calls) => calls.some((call) => call.type === kind.last), deadlineMs, runDeadline)));
     await sleep(LATE_CALLS_MS, undefined, { signal: runDeadline }).catch(() => undefined);
 
-    // Nothing at all from any job: most often the target cannot, or will not, call this address.
-    const silentReceiver = started.every((job) => receiver.calls(job.path).length === 0)
-      ? `the receiver (${origin}) got no call from any job: a target that does not call private addresses (a guard against server-side request forgery, such as Firecrawl's ALLOW_LOCAL_WEBHOOKS) or cannot reach this one needs an address it can reach (--webhook-receiver host:port, and --webhook-url when it calls another name)`
-      : undefined;
+    // Nothing at all from any job: most often the target cannot, or will not, call this address;
+    // when calls came to other paths, it can, and calls another URL than the one it was given.
+    const { strays } = receiver;
+    const silentReceiver = !started.every((job) => receiver.calls(job.path).length === 0)
+      ? undefined
+      : strays > 0
+        ? `the receiver (${origin}) got no call from any job at the paths it gave, but ${strays} call${strays === 1 ? "" : "s"} to other paths: the target reaches it and calls another URL than the webhook's`
+        : `the receiver (${origin}) got no call from any job: a target that does not call private addresses (a guard against server-side request forgery, such as Firecrawl's ALLOW_LOCAL_WEBHOOKS) or cannot reach this one needs an address it can reach (--webhook-receiver host:port, and --webhook-url when it calls another name)`;
     const judged = started.map((job): JudgedJob => {
       const subscription = webhookSubscription(ctx.contract.doc, { method: ref.method, path: ref.pathTemplate }, job.body)!;
       const record: JobRecord = { name: job.name, subscription, id: job.id, calls: receiver.calls(job.path), refused: receiver.refused(job.path), waitedMs: Math.min(deadlineMs, Math.round(performance.now() - job.began)) };
-      const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: ORDER_GRACE_MS, ...(silentReceiver ? { silentReceiver } : {}) });
+      const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: DELIVERY_ORDER_GRACE_MS, ...(silentReceiver ? { silentReceiver } : {}) });
       const curl = curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.pathTemplate, { path: {}, query: {}, headers: {}, body: job.body });
       return { record, findings, curl };
     });
     return { jobs: judged };
-  }
-}
-
-/** A call's `type`, when its body is JSON that names one. */
-function typeOf(call: { body: string }): string | undefined {
-  try {
-    const type: unknown = (JSON.parse(call.body) as { type?: unknown } | null)?.type;
-    return typeof type === "string" ? type : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -152,7 +156,7 @@ const EVIDENCE_BODY = 400;
 /** How to see a job's failure again: the start request as curl, what arrived, and the first call at fault. */
 function evidenceOf(job: JudgedJob, findings: Finding[]): string[] {
   const { calls } = job.record;
-  const listed = calls.slice(0, EVIDENCE_CALLS).map((call, index) => `#${index + 1} +${call.at - calls[0]!.at} ms ${typeOf(call) ?? "(no type)"}`);
+  const listed = calls.slice(0, EVIDENCE_CALLS).map((call, index) => `#${index + 1} +${call.at - calls[0]!.at} ms ${call.type ?? "(no type)"}`);
   const lines = [`${job.record.name}, started with: ${job.curl}`, `received: ${listed.length ? listed.join(", ") : "nothing"}${calls.length > EVIDENCE_CALLS ? `, and ${calls.length - EVIDENCE_CALLS} more` : ""}`];
   const at = findings.find((finding) => finding.call !== undefined)?.call;
   if (at !== undefined) {
@@ -198,7 +202,7 @@ export function webhookChecks(contract: Contract, operationId: string, body: (ct
     {
       concern: "events",
       what: `only the events the webhook asks for are delivered (every event by default), ${kind.events.filter((event) => event !== kind.first && event !== kind.last).join(", ")} included when asked`,
-      passed: (jobs) => jobs.map((job) => `${job.record.name}: ${[...new Set(job.record.calls.map(typeOf))].join(", ")}`).join("; "),
+      passed: (jobs) => jobs.map((job) => `${job.record.name}: ${[...new Set(job.record.calls.map((call) => call.type))].join(", ")}`).join("; "),
     },
     {
       concern: "metadata",
@@ -218,7 +222,12 @@ export function webhookChecks(contract: Contract, operationId: string, body: (ct
       if (concern === "signature" && stage.options.secret === undefined) return skip("not judged: no --webhook-secret to check signatures with");
       const run = await stage.run(ctx, operationId, kind, body(ctx));
       // One cause, one failure: the first check says why the jobs could not run, the others do not repeat it.
-      if ("error" in run) return concern === "deliveries" ? fail(run.error) : skip(`not run: the jobs could not be started (${operationId} webhook-deliveries says why)`);
+      if ("error" in run || "notStarted" in run) {
+        if (concern !== "deliveries") return skip(`not run: the jobs could not be started (${operationId} webhook-deliveries says why)`);
+        return "error" in run ? fail(run.error) : skip(run.notStarted);
+      }
+      // Nothing to judge: "0 calls carry a valid signature" would mean nothing. The first check fails, saying so.
+      if (concern !== "deliveries" && count(run.jobs) === 0) return skip(`not judged: no call arrived from any job (${operationId} webhook-deliveries says why)`);
       const found = run.jobs.map((job) => ({ job, findings: job.findings.filter((finding) => finding.concern === concern) })).filter(({ findings }) => findings.length > 0);
       if (found.length === 0) return pass(passed(run.jobs));
       const all = found.flatMap(({ job, findings }) => findings.map((finding) => ({ job, finding })));
