@@ -1,26 +1,4 @@
-export {
-  OpenApiValidators,
-  errorPath,
-  fieldErrors,
-  usefulErrors,
-  matchMediaType,
-  isJsonMediaType,
-  ERROR_LIMIT,
-  FULL_REPORT_NODE_LIMIT,
-  type ValidatorOptions,
-  type OperationInfo,
-  type Parameter,
-  type RequestPart,
-  type RequestParts,
-  type FieldError,
-  type RequestValidators,
-  type DocumentedResponse,
-  type WebhookInfo,
-  type WebhookValidators,
-  type Delivery,
-  type DeliveryOptions,
-  type DeliveryVerdict,
-} from "./validators.js";
+export * from "./contract.js";
 export {
   WEBHOOK_SIGNATURE_SCHEMES,
   walkWebhooks,
@@ -56,20 +34,6 @@ export {
   type WebhookDelivererOptions,
   type WebhookSubscription,
 } from "./deliveries.js";
-export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
-export {
-  HTTP_METHODS,
-  documentedResponseFor,
-  walkOperations,
-  walkOperation,
-  type WalkedOperation,
-  type WalkedParameter,
-  type WalkedRequestBody,
-  type WalkedResponse,
-  type MediaEntry,
-  type NamedExample,
-} from "./walk.js";
-export { X_RULE_KINDS, acceptsUrl, hasSchemalessObject, totalWaitMs, utf16Length, type UrlRule, type XRule } from "./x-rules.js";
 export {
   registerApi,
   listApis,
@@ -80,19 +44,6 @@ export {
   type ApiDefinition,
   type BundleSource,
 } from "./registry.js";
-export {
-  entitlementsWording,
-  webdataWording,
-  describeFieldError,
-  fieldName,
-  truncate,
-  MESSAGE_LIMIT,
-  ERROR_BODY_LIMIT,
-  type Problem,
-  type ErrorReply,
-  type ErrorWording,
-  type WordingContext,
-} from "./wording.js";
 export { ContractErrors, refusal } from "./refusals.js";
 export { DEFAULT_LINGER, answerParserError, answerParserErrors, createEdgeServer, lingerOnClose, listen, parserProblem, rawHttpAnswer, type LingerBounds, type ServerLimits } from "./http-edge.js";
 export {

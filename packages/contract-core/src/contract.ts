@@ -1,0 +1,56 @@
+/**
+ * What the contract says, apart from how servers behave: the validators, the operation and webhook
+ * walkers, JSON pointers, the x-rules and each API's error wording. This entry imports no Node
+ * built-in, so a browser (the docs console) judges with the same code as the kit and the proxy.
+ * The package's main entry re-exports it beside the server machinery and the file loaders.
+ */
+export {
+  OpenApiValidators,
+  errorPath,
+  fieldErrors,
+  usefulErrors,
+  matchMediaType,
+  isJsonMediaType,
+  ERROR_LIMIT,
+  FULL_REPORT_NODE_LIMIT,
+  type ValidatorOptions,
+  type OperationInfo,
+  type Parameter,
+  type RequestPart,
+  type RequestParts,
+  type FieldError,
+  type RequestValidators,
+  type DocumentedResponse,
+  type WebhookInfo,
+  type WebhookValidators,
+  type Delivery,
+  type DeliveryOptions,
+  type DeliveryVerdict,
+} from "./validators.js";
+export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
+export {
+  HTTP_METHODS,
+  documentedResponseFor,
+  walkOperations,
+  walkOperation,
+  type WalkedOperation,
+  type WalkedParameter,
+  type WalkedRequestBody,
+  type WalkedResponse,
+  type MediaEntry,
+  type NamedExample,
+} from "./walk.js";
+export { X_RULE_KINDS, acceptsUrl, hasSchemalessObject, totalWaitMs, utf16Length, type UrlRule, type XRule } from "./x-rules.js";
+export {
+  entitlementsWording,
+  webdataWording,
+  describeFieldError,
+  fieldName,
+  truncate,
+  MESSAGE_LIMIT,
+  ERROR_BODY_LIMIT,
+  type Problem,
+  type ErrorReply,
+  type ErrorWording,
+  type WordingContext,
+} from "./wording.js";
