@@ -276,9 +276,9 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te"
 // The browser's request to the docs is not the request to the target: its cookies, origin and
 // fetch metadata belong to the docs page, and the body is sent with a length of the relay's own.
 const NOT_RELAYED_IN_REQUESTS = /^(?:host|origin|referer|cookie|content-length|expect|x-relay-.*|sec-fetch-.*)$/;
-// A target's cookie would be set on the docs' origin; a Location would be followed by the browser
-// itself (to the docs' origin or past the relay), so it comes back renamed.
-const NOT_RELAYED_IN_ANSWERS = /^(?:set-cookie|content-length)$/;
+// A target's cookie would be set on the docs' origin. (A Location would be followed by the browser
+// itself, to the docs' origin or past the relay: it comes back renamed.)
+const NOT_RELAYED_IN_ANSWERS = /^set-cookie$/;
 
 /**
  * Raw header pairs without the hop-by-hop ones, those `Connection` lists and those `drop` matches.
@@ -470,16 +470,21 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
       const answer = await send(req, { target, rest, body, timeout, lookup: explicitlyAllowed ? lookup : onlyLoopback }, res);
       if (res.destroyed) return;
       if ("refusal" in answer) return refuse(...answer.refusal);
+      // An answer that has no body keeps the target's Content-Length (a HEAD's names the GET's body).
+      const bodiless = req.method === "HEAD" || answer.status === 204 || answer.status === 304;
       res.writeHead(answer.status, [
-        ...answer.headers.flatMap(([name, value]) => (name.toLowerCase() === "location" ? ["x-relay-location", value] : [name, value])),
-        "content-length",
-        String(answer.body.length),
+        ...answer.headers.flatMap(([name, value]) => {
+          const lower = name.toLowerCase();
+          if (lower === "location") return ["x-relay-location", value];
+          return lower === "content-length" && !bodiless ? [] : [name, value];
+        }),
+        ...(bodiless ? [] : ["content-length", String(answer.body.length)]),
         "x-relay",
         "1",
         "vary",
         "X-Relay-Target",
       ]);
-      res.end(req.method === "HEAD" ? undefined : answer.body);
+      res.end(bodiless ? undefined : answer.body);
     } finally {
       inFlight--;
     }

@@ -1,11 +1,15 @@
+import { spawn } from "node:child_process";
 import { lookup as dnsLookup } from "node:dns";
+import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
 import { connect, type AddressInfo, type LookupFunction } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
+import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { limits, startDocsServer, type DocsServer } from "../server.mjs";
+import { planBrowserTests } from "./find-browser.js";
 
 const KEY = "fc-relay-test-key-0123456789abcdef";
 
@@ -45,14 +49,16 @@ async function startUpstream(): Promise<{ url: string; port: number; seen: Seen[
         res.end();
         return;
       }
+      const body = JSON.stringify({ ok: true });
       res.writeHead(201, [
         "Content-Type", "application/json",
+        "Content-Length", String(body.length),
         "Set-Cookie", "session=upstream; Path=/",
         "X-Upstream", "kept",
         "Connection", "X-Upstream-Hop",
         "X-Upstream-Hop", "dropped",
       ]);
-      res.end(JSON.stringify({ ok: true }));
+      res.end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -81,7 +87,7 @@ function call(base: string, target: string, { method = "GET", headers = {}, body
 }
 
 /** The headers a same-origin page of the docs sends with a relayed request. */
-const fromPage = (docs: DocsServer, target: string, extra: Record<string, string> = {}) => ({
+const fromPage = (docs: { url: string }, target: string, extra: Record<string, string> = {}) => ({
   origin: docs.url,
   "sec-fetch-site": "same-origin",
   "x-relay-target": target,
@@ -163,6 +169,12 @@ describe("docs server relay", () => {
       expect((await call(docs.url, "/_relay/v2/team/token-usage", { headers: fromPage(docs, base) })).status, base).toBe(201);
     }
     expect(upstream.seen.map((seen) => seen.url)).toEqual(Array(3).fill("/v2/team/token-usage"));
+  });
+
+  it("answers a HEAD with the target's Content-Length and no body", async () => {
+    const answer = await call(docs.url, "/_relay/v2/crawl", { method: "HEAD", headers: fromPage(docs, upstream.url) });
+    expect(answer).toMatchObject({ status: 201, body: "" });
+    expect(answer.headers).toMatchObject({ "x-relay": "1", "content-length": "11" });
   });
 
   it("does not follow a redirect: the status comes back with the Location renamed, so that the browser does not follow it either", async () => {
@@ -289,6 +301,18 @@ describe("docs server relay", () => {
     }
   });
 
+  it("node server.mjs --allow-relay-host <host> allows that host", async () => {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, "..", "server.mjs"), "--allow-relay-host", "0.0.0.0"], { env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      const [line] = (await once(child.stdout, "data")) as [Buffer];
+      const served = { url: /docs: (\S+)/.exec(line.toString())![1]! };
+      expect((await call(served.url, "/_relay/v2/crawl", { headers: fromPage(served, `http://0.0.0.0:${upstream.port}`) })).status).toBe(201);
+      expectRelayError(await call(served.url, "/_relay/v2/crawl", { headers: fromPage(served, "http://198.51.100.7") }), 403, "forbidden-host");
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
   it("keeps refusing other methods on the pages' paths", async () => {
     expect((await call(docs.url, "/relay/v2/crawl", { method: "POST", headers: fromPage(docs, upstream.url), body: "{}" })).status).toBe(405);
     expect((await call(docs.url, "/_relayed", { method: "POST", headers: fromPage(docs, upstream.url), body: "{}" })).status).toBe(405);
@@ -339,5 +363,71 @@ describe("docs server console configuration and moved ports", () => {
     expect(JSON.parse((await call(moved.url, "/webdata.openapi.json")).body).servers[1].url).toBe("http://127.0.0.1:5010");
     expect((await call(moved.url, "/shot.png")).body).toBe("http://127.0.0.1:4010");
     expect((await call(plain.url, "/webdata.html")).body).toBe(page);
+  });
+});
+
+const plan = planBrowserTests({ env: process.env, home: homedir() });
+
+describe.skipIf("skip" in plan)("docs server relay, used by pages in headless Chromium", () => {
+  let dir = "";
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  let docs: DocsServer;
+  let otherSite: DocsServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    if ("fail" in plan) throw new Error(plan.fail);
+    dir = mkdtempSync(path.join(tmpdir(), "docs-relay-browser-"));
+    writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>page</title>");
+    upstream = await startUpstream();
+    docs = await startDocsServer({ port: 0, root: dir });
+    // Another port is another origin: a page there stands for any other site the reader has open.
+    otherSite = await startDocsServer({ port: 0, root: dir });
+    browser = await chromium.launch({ executablePath: "run" in plan ? plan.run : "", args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([docs?.close(), otherSite?.close()]);
+    upstream?.server.closeAllConnections();
+    upstream?.server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `fetch` in a page of `site` and gives its outcome: the status and headers read, or the error's name. */
+  async function fetchFrom(site: DocsServer, url: string, init: { method: string; headers?: Record<string, string>; body?: string; mode?: "no-cors" }) {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${site.url}/`);
+      return await page.evaluate(
+        async ([url, init]) =>
+          fetch(url, init).then(
+            async (res) => ({ status: res.status, relay: res.headers.get("x-relay"), body: await res.text() }),
+            (error: Error) => ({ error: error.name }),
+          ),
+        [url, init] as const,
+      );
+    } finally {
+      await page.close();
+    }
+  }
+
+  const crawl = { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` }, body: '{"url":"https://example.com"}' };
+
+  it("a page cannot reach a target without CORS headers itself, and reaches it through its own docs server's relay", async () => {
+    expect(await fetchFrom(docs, `${upstream.url}/v2/crawl`, crawl)).toEqual({ error: "TypeError" });
+    upstream.seen.length = 0;
+    const relayed = await fetchFrom(docs, "/_relay/v2/crawl", { ...crawl, headers: { ...crawl.headers, "x-relay-target": upstream.url } });
+    expect(relayed).toEqual({ status: 201, relay: "1", body: '{"ok":true}' });
+    expect(upstream.seen).toHaveLength(1);
+    expect(upstream.seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(upstream.seen[0]!.headers.origin).toBeUndefined();
+  });
+
+  it("a page on another origin cannot drive the relay, with or without a preflight", async () => {
+    upstream.seen.length = 0;
+    const relay = `${docs.url}/_relay/v2/crawl`;
+    expect(await fetchFrom(otherSite, relay, { ...crawl, headers: { ...crawl.headers, "x-relay-target": upstream.url } })).toEqual({ error: "TypeError" });
+    // A request the browser sends without asking first: it cannot carry X-Relay-Target, and is refused for its origin anyway.
+    expect(await fetchFrom(otherSite, relay, { method: "POST", body: crawl.body, mode: "no-cors" })).toEqual({ status: 0, relay: null, body: "" });
+    expect(upstream.seen).toHaveLength(0);
   });
 });
