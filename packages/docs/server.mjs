@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A small static file server for the built docs (dist/), used by `npm start` here and at the
-// repository root. It serves regular files from inside its root only, and answers everything else
-// (hostile or broken requests included) with a short plain-text error.
+// repository root. It serves regular files from inside its root only, the docs console's
+// configuration, and the console's relay to targets that send no CORS headers; it answers
+// everything else (hostile or broken requests included) with a short plain-text error.
 import { lookup as dnsLookup } from "node:dns";
 import { constants, readFileSync } from "node:fs";
 import { open, realpath } from "node:fs/promises";
@@ -228,8 +229,11 @@ async function serve({ root: absoluteRoot, rewrite }, req, res) {
   /** @type {Buffer | null} */
   let rewritten = null;
   if (rewrite !== null && REWRITTEN_EXTENSIONS.has(extension)) {
-    rewritten = Buffer.from(rewrite(await opened.handle.readFile("utf8")));
-    await opened.handle.close();
+    try {
+      rewritten = Buffer.from(rewrite(await opened.handle.readFile("utf8")));
+    } finally {
+      await opened.handle.close();
+    }
   }
   res.writeHead(200, {
     "content-type": contentTypes[extension] ?? "application/octet-stream",
@@ -388,28 +392,27 @@ function relayTarget(header) {
   return plain ? url : null;
 }
 
-/** What a lookup refusal carries, to be told from a name that does not resolve. */
-const FORBIDDEN_ADDRESS = "ERR_RELAY_FORBIDDEN_ADDRESS";
-
 /**
- * A `lookup` for the connection to a target that must be on this machine: it connects only to
- * loopback addresses the name resolves to, and fails when there is none. The check is on the
- * address connected to, so a name cannot resolve to loopback for a check and elsewhere for the
- * connection.
- * @param {import("node:net").LookupFunction} resolve
- * @returns {import("node:net").LookupFunction}
+ * The address to connect to for a target's host: the host itself when it is an IP address, else
+ * the first address its name resolves to; for a host not explicitly allowed, only a loopback
+ * address will do. The connection is made to this address (the name goes only into `Host` and
+ * TLS), so a name cannot resolve to loopback for the check and elsewhere for the connection, and
+ * no runtime's own resolution is trusted with the rule.
+ * @param {string} host without brackets
+ * @param {boolean} explicitlyAllowed
+ * @param {import("node:net").LookupFunction} lookup
+ * @returns {Promise<{ address: string } | { refusal: "forbidden-host" | "unreachable", code?: string }>}
  */
-function loopbackOnly(resolve) {
-  return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, "", 0);
-      const usable = /** @type {import("node:dns").LookupAddress[]} */ (addresses).filter((entry) => isLoopbackAddress(entry.address));
-      const [first] = usable;
-      if (first === undefined) return callback(Object.assign(new Error("not a loopback address"), { code: FORBIDDEN_ADDRESS }), "", 0);
-      if (options.all) return /** @type {any} */ (callback)(null, usable);
-      callback(null, first.address, first.family);
+function addressFor(host, explicitlyAllowed, lookup) {
+  const acceptable = (/** @type {string} */ address) => explicitlyAllowed || isLoopbackAddress(address);
+  if (isIP(host) !== 0) return Promise.resolve(acceptable(host) ? { address: host } : { refusal: "forbidden-host" });
+  return new Promise((resolve) => {
+    lookup(host, { all: true }, (error, addresses) => {
+      if (error) return resolve({ refusal: "unreachable", code: /** @type {NodeJS.ErrnoException} */ (error).code });
+      const usable = /** @type {import("node:dns").LookupAddress[]} */ (addresses).find((entry) => acceptable(entry.address));
+      resolve(usable ? { address: usable.address } : { refusal: "forbidden-host" });
     });
-  };
+  });
 }
 
 /**
@@ -429,7 +432,6 @@ function loopbackOnly(resolve) {
  */
 function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
   const allowed = new Set(allowRelayHosts.map((host) => bareHost(host)));
-  const onlyLoopback = loopbackOnly(lookup);
   let inFlight = 0;
 
   /**
@@ -450,11 +452,6 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
     if (target === null) {
       return refuse("bad-target", 400, "X-Relay-Target must be an http or https base URL without credentials, query or fragment.");
     }
-    const host = bareHost(target.hostname);
-    const explicitlyAllowed = allowed.has(host);
-    if (!explicitlyAllowed && isIP(host) !== 0 && !isLoopbackAddress(host)) {
-      return refuse("forbidden-host", 403, "The relay sends only to this machine (loopback addresses); allow another host with --allow-relay-host.");
-    }
     if (inFlight >= concurrency) {
       return refuse("busy", 503, `The relay already carries ${concurrency} requests; try again when one ends.`, { "retry-after": "1" });
     }
@@ -463,11 +460,25 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
     }
     inFlight++;
     try {
+      const host = bareHost(target.hostname);
+      /** @type {NodeJS.Timeout | undefined} */
+      let clock;
+      const resolved = await Promise.race([
+        addressFor(host, allowed.has(host), lookup),
+        new Promise((resolve) => (clock = setTimeout(resolve, timeout, /** @type {const} */ ({ refusal: "timeout" })))),
+      ]).finally(() => clearTimeout(clock));
+      if ("refusal" in resolved) {
+        if (resolved.refusal === "forbidden-host") {
+          return refuse("forbidden-host", 403, "The relay sends only to this machine (loopback addresses); allow another host with --allow-relay-host.");
+        }
+        if (resolved.refusal === "timeout") return refuse("timeout", 504, `The target's name was not resolved within ${timeout} ms.`);
+        return refuse("unreachable", 502, `The target's name could not be resolved${errorCode(resolved.code)}.`);
+      }
       const body = await readUpTo(req, limits.relayRequestBody);
       if (body === null) {
         return refuse("too-large", 413, `The request body is larger than the relay forwards (${limits.relayRequestBody} bytes).`);
       }
-      const answer = await send(req, { target, rest, body, timeout, lookup: explicitlyAllowed ? lookup : onlyLoopback }, res);
+      const answer = await send(req, { target, address: resolved.address, rest, body, timeout }, res);
       if (res.destroyed) return;
       if ("refusal" in answer) return refuse(...answer.refusal);
       // An answer that has no body keeps the target's Content-Length (a HEAD's names the GET's body).
@@ -494,6 +505,12 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
 }
 
 /**
+ * A system error's code for a sentence (` (ECONNREFUSED)`), or nothing when there is none.
+ * @param {string | undefined} code
+ */
+const errorCode = (code) => (typeof code === "string" && /^[A-Z_]{2,40}$/.test(code) ? ` (${code})` : "");
+
+/**
  * The request's body, or null once it is over `maxBytes` (what is left is then not read here).
  * @param {import("node:http").IncomingMessage} req
  * @param {number} maxBytes
@@ -514,11 +531,11 @@ async function readUpTo(req, maxBytes) {
 /**
  * Sends one request to the target and reads its answer whole, within the relay's bounds.
  * @param {import("node:http").IncomingMessage} req
- * @param {{ target: URL, rest: string, body: Buffer, timeout: number, lookup: import("node:net").LookupFunction }} exchange
+ * @param {{ target: URL, address: string, rest: string, body: Buffer, timeout: number }} exchange
  * @param {import("node:http").ServerResponse} res the caller's answer: when it goes away, so does the request
  * @returns {Promise<{ status: number, headers: Array<[string, string]>, body: Buffer } | { refusal: [RelayErrorCode, number, string] }>}
  */
-function send(req, { target, rest, body, timeout, lookup }, res) {
+function send(req, { target, address, rest, body, timeout }, res) {
   const basePath = target.pathname.replace(/\/+$/, "");
   // Given as a list, the headers keep their order and case; Node then adds no Host of its own.
   const headers = [["host", target.host], ...endToEnd(req.rawHeaders, NOT_RELAYED_IN_REQUESTS)];
@@ -529,12 +546,13 @@ function send(req, { target, rest, body, timeout, lookup }, res) {
     try {
       upstream = (target.protocol === "https:" ? httpsRequest : httpRequest)({
         protocol: target.protocol,
-        hostname: bareHost(target.hostname),
+        hostname: address,
+        // The certificate is checked against the name, and the name is what SNI sends.
+        servername: isIP(bareHost(target.hostname)) === 0 ? bareHost(target.hostname) : undefined,
         port: target.port || undefined,
         method: req.method,
         path: `${basePath}${rest.startsWith("?") ? "/" : ""}${rest}` || "/",
         headers: headers.flat(),
-        lookup,
         agent: false,
       });
     } catch {
@@ -555,11 +573,7 @@ function send(req, { target, rest, body, timeout, lookup }, res) {
     };
     const failed = (/** @type {Error & { code?: string }} */ error) => {
       if (timedOut) return finish({ refusal: ["timeout", 504, `The target did not answer within ${timeout} ms.`] });
-      if (error.code === FORBIDDEN_ADDRESS) {
-        return finish({ refusal: ["forbidden-host", 403, "The relay sends only to this machine: the target's name resolves to no loopback address; allow it with --allow-relay-host."] });
-      }
-      const reason = typeof error.code === "string" && /^[A-Z_]{2,40}$/.test(error.code) ? ` (${error.code})` : "";
-      finish({ refusal: ["unreachable", 502, `The target could not be reached${reason}.`] });
+      finish({ refusal: ["unreachable", 502, `The target could not be reached${errorCode(error.code)}.`] });
     };
     upstream.on("error", failed);
     upstream.on("response", (answer) => {

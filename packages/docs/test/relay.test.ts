@@ -112,6 +112,7 @@ function expectRelayError(answer: Answer, status: number, code: string) {
 // relay refuses it unless it is allowed, and the test's upstream answers through it when it is.
 const testNames: Record<string, string> = { "here.test": "127.0.0.1", "elsewhere.test": "198.51.100.7", "zero.test": "0.0.0.0", "api.example.test": "0.0.0.0" };
 const testLookup: LookupFunction = (hostname, options, callback) => {
+  if (hostname.endsWith(".invalid")) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "", 0);
   const address = testNames[hostname];
   if (address === undefined) return dnsLookup(hostname, options, callback);
   if (options.all) return (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family: 4 }]);
@@ -284,6 +285,12 @@ describe("docs server relay", () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     expectRelayError(await call(docs.url, "/_relay/v2/crawl", { headers: fromPage(docs, `http://127.0.0.1:${port}`) }), 502, "unreachable");
+  });
+
+  it("answers 502 unreachable when the target's name does not resolve", async () => {
+    const answer = await call(docs.url, "/_relay/v2/crawl", { headers: fromPage(docs, "http://nowhere.invalid") });
+    expectRelayError(answer, 502, "unreachable");
+    expect(answer.body).toContain("ENOTFOUND");
   });
 
   it("answers 503 busy beyond its concurrent relays, and relays again once one ends", async () => {
