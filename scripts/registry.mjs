@@ -22,7 +22,7 @@ import { repoRoot, workspacePackages } from "./package-graph.mjs";
 /**
  * What a request to the registry may be: a GET or HEAD of a package name or a tarball, whose URL
  * and headers are short. A package document from upstream is relayed as it streams, within
- * UPSTREAM_TIMEOUT_MS.
+ * upstreamTimeoutMs.
  */
 export const REGISTRY_LIMITS = { urlBytes: 2048, headerBytes: 16 * 1024, requestTimeoutMs: 30_000, upstreamTimeoutMs: 30_000, connections: 256 };
 
@@ -59,7 +59,7 @@ function readPackages(tarballDir) {
  * name's document lists its versions, the newest as `latest`; another name is relayed to
  * `upstream` when given, else 404 as a registry answers a package it does not have.
  */
-export async function startRegistry({ tarballDir, upstream, host = "127.0.0.1", port = 0 }) {
+export async function startRegistry({ tarballDir, upstream, port = 0 }) {
   const packages = readPackages(tarballDir);
   const tarballs = new Map([...packages.values()].flat().map((entry) => [entry.filename, path.join(tarballDir, entry.filename)]));
   const upstreamBase = upstream?.replace(/\/*$/, "/");
@@ -96,10 +96,9 @@ export async function startRegistry({ tarballDir, upstream, host = "127.0.0.1", 
   server.maxConnections = REGISTRY_LIMITS.connections;
   await new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, resolve);
+    server.listen(port, "127.0.0.1", resolve);
   });
-  const address = server.address();
-  base = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  base = `http://127.0.0.1:${server.address().port}`;
   return {
     url: base,
     names: [...packages.keys()].sort(),
@@ -120,11 +119,11 @@ async function relay(request, response, url) {
   else response.end();
 }
 
-const USAGE = `Usage: npm run registry -- [--port N] [--host H] [--upstream URL | --no-upstream] [--help]
+const USAGE = `Usage: npm run registry -- [--port N] [--upstream URL | --no-upstream] [--help]
 
-Packs every published package of this checkout and serves them as an npm registry until Ctrl+C.
+Packs every published package of this checkout and serves them as an npm registry on 127.0.0.1
+until Ctrl+C.
   --port N         the port to listen on (default 4873; 0 picks a free one)
-  --host H         the address to bind (default 127.0.0.1)
   --upstream URL   where every other package comes from (default: npm's configured registry)
   --no-upstream    serve only this checkout's packages, for --@api-contracts:registry=<URL>
   --help           print this and exit`;
@@ -133,7 +132,7 @@ async function main() {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { port: { type: "string", default: "4873" }, host: { type: "string", default: "127.0.0.1" }, upstream: { type: "string" }, "no-upstream": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: { port: { type: "string", default: "4873" }, upstream: { type: "string" }, "no-upstream": { type: "boolean" }, help: { type: "boolean", short: "h" } },
     }));
   } catch (error) {
     console.error(`registry: ${error.message}\n${USAGE}`);
@@ -152,7 +151,7 @@ async function main() {
   let registry;
   try {
     await packInto(published.map((pkg) => pkg.dir), tarballDir);
-    registry = await startRegistry({ tarballDir, upstream, host: values.host, port: Number(values.port) });
+    registry = await startRegistry({ tarballDir, upstream, port: Number(values.port) });
   } catch (error) {
     remove();
     console.error(`registry: ${error?.message ?? error}`);
@@ -160,8 +159,9 @@ async function main() {
   }
   console.log(registry.url);
   console.log(`Serving ${registry.names.length} packages (${registry.names.join(", ")}); ${upstream ? `every other package from ${upstream}` : "nothing else"}.`);
-  console.log(`Install by name: npm install @api-contracts/webdata-client --registry ${registry.url}`);
-  console.log(`Or only this scope from here: npm install @api-contracts/webdata-client --@api-contracts:registry=${registry.url}`);
+  // Without an upstream, a project can only take our scope from here.
+  if (upstream) console.log(`Install by name: npm install @api-contracts/webdata-client --registry ${registry.url}`);
+  console.log(`${upstream ? "Or only this scope from here" : "Install by name"}: npm install @api-contracts/webdata-client --@api-contracts:registry=${registry.url}`);
   console.log("Press Ctrl+C to stop.");
   const stop = async () => {
     await registry.close();

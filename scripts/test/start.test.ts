@@ -1,5 +1,6 @@
 // `npm start` as a user drives it: its help, a flag it does not know, and its port variables.
 import { execFile, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
@@ -23,6 +24,12 @@ describe("npm start", () => {
     for (const api of listApis()) expect(stdout).toMatch(new RegExp(`--${api.name}-port N .*variable ${api.name.toUpperCase()}_PORT; default ${api.mockPort}`));
     expect(stdout).toMatch(/--docs-port N .*variable DOCS_PORT; default 4000/);
     expect(stdout).toMatch(/--host H .*variable HOST/);
+  });
+
+  it("the root README's Quick start names the same flags and variables", () => {
+    const quickStart = /^## Quick start\n([\s\S]*?)^## /m.exec(readFileSync(path.join(repoRoot, "README.md"), "utf8"))![1]!;
+    for (const api of listApis()) expect(quickStart).toMatch(new RegExp(`\\| http://127\\.0\\.0\\.1:${api.mockPort} \\| \`--${api.name}-port\` \\| \`${api.name.toUpperCase()}_PORT\` \\|`));
+    expect(quickStart).toContain("`npm start -- --help`");
   });
 
   it.each([
