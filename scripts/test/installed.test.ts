@@ -2,7 +2,7 @@
 // packages (publint, Are the Types Wrong), installed with `npm install ./<tarball>...` into a fresh
 // project outside this repository next to today's TypeScript, type-checked there with TypeScript 7
 // and 5.9, run as an ES module and as CommonJS (under node, and under Bun where there is one), and
-// its commands run from the project.
+// its commands run from the project; then installed by name through `npm run registry`.
 import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
