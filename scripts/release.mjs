@@ -98,7 +98,7 @@ export function checkChangesets(root) {
   if (change.required !== "none" && BUMPS.indexOf(declared) < BUMPS.indexOf(change.required)) {
     const needed = change.required === "major" ? `a major (npm run breaking -- --base ${base.ref.slice(0, 12)} finds ${change.findings.length} breaking change${change.findings.length === 1 ? "" : "s"})` : "at least a patch";
     problems.push(
-      `${change.files.length} published spec file${change.files.length === 1 ? "" : "s"} changed since ${base.why} (${base.ref.slice(0, 12)}), and ${declared === "none" ? "no changeset added since names a published package" : `the changesets added since ask only for a ${declared}`}: it needs ${needed}. Add one with npx changeset.`,
+      `${change.files.length} published spec file${change.files.length === 1 ? "" : "s"} changed since ${base.why} (${base.ref.slice(0, 12)}), and ${declared === "none" ? "no changeset added since names a published package" : `the changesets added since ask only for a ${declared}`}: it needs ${needed}. Add one with npx @changesets/cli.`,
     );
   }
   return { base, change, changesets, declared, problems };
@@ -144,7 +144,7 @@ function release(root, { dryRun, out = console.log }) {
   const specLog = path.join(tree, "spec/CHANGELOG.md");
   if (existsSync(specLog)) out(`spec/CHANGELOG.md:\n${readFileSync(specLog, "utf8").split(/\n(?=## )/)[1]?.trim() ?? ""}`);
   if (!dryRun) {
-    out("Review the versions and changelogs, run npm install (the lockfile names the new versions), commit, then npx changeset publish.");
+    out("Review the versions and changelogs, run npm install (the lockfile names the new versions), commit, then npx @changesets/cli publish.");
     return 0;
   }
   const tarballs = path.join(workDir, "tarballs");

@@ -1,27 +1,54 @@
 #!/usr/bin/env node
-// Serves every API's mock and the reference docs until interrupted (the root `npm start`).
-//   node scripts/start.mjs [--host H] [--<api>-port N ...] [--docs-port 4000]
-// Ports may also come from <API>_PORT (WEBDATA_PORT, ENTITLEMENTS_PORT, ...) and DOCS_PORT; 0 picks
-// a free port. Each API's default port is the one in the registry.
+// Serves every API's mock and the reference docs until interrupted (the root `npm start`). Each
+// API's default port is the one in contract-core's registry, so a third API gets its flag and its
+// variable without a change here.
 import { parseArgs } from "node:util";
 import { listApis } from "@api-contracts/contract-core";
 import { startLocalStack } from "@api-contracts/local-stack";
 
 const apis = listApis();
 const envName = (name) => `${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_PORT`;
+const flags = [
+  ["--host H", "the address to bind (variable HOST; default 127.0.0.1)"],
+  ...apis.map((api) => [`--${api.name}-port N`, `the ${api.title} mock (variable ${envName(api.name)}; default ${api.mockPort})`]),
+  ["--docs-port N", "the reference docs (variable DOCS_PORT; default 4000)"],
+  ["--help", "print this and exit"],
+];
+const flagWidth = Math.max(...flags.map(([flag]) => flag.length)) + 2;
+const usage = [
+  `Usage: npm start -- [--host H] ${apis.map((api) => `[--${api.name}-port ${api.mockPort}]`).join(" ")} [--docs-port 4000] [--help]`,
+  "",
+  "Serves each API's mock and the reference docs until Ctrl+C (or SIGTERM).",
+  ...flags.map(([flag, text]) => `  ${flag.padEnd(flagWidth)}${text}`),
+  "A flag wins over its variable; port 0 picks a free port, and the URLs printed say which.",
+].join("\n");
+
 const options = {
+  help: { type: "boolean", short: "h" },
   host: { type: "string", default: process.env.HOST ?? "127.0.0.1" },
   "docs-port": { type: "string", default: process.env.DOCS_PORT ?? "4000" },
 };
 for (const api of apis) options[`${api.name}-port`] = { type: "string", default: process.env[envName(api.name)] ?? String(api.mockPort) };
-const { values } = parseArgs({ options });
+
+function usageError(message) {
+  console.error(`start: ${message}\n${usage}`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({ options }));
+} catch (error) {
+  usageError(error.message);
+}
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
 
 function port(flag) {
   const text = values[flag];
-  if (!/^\d+$/.test(text) || Number(text) > 65535) {
-    console.error(`start: --${flag} must be a port number (0-65535), got '${text}'`);
-    process.exit(2);
-  }
+  if (!/^\d+$/.test(text) || Number(text) > 65535) usageError(`--${flag} must be a port number (0-65535), got '${text}'`);
   return Number(text);
 }
 

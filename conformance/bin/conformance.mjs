@@ -22,7 +22,10 @@ stops everything it started.
 
   --source    Firecrawl's apps/api folder (its pnpm-lock.yaml is installed with pnpm from npm)
   --record    write the exchanges there, one JSON array per operation, and the webhook crawls'
-              deliveries in webhook-deliveries.json (keys removed)
+              deliveries in webhook-deliveries.json (keys removed); a scratch folder such as
+              /tmp/recorded/<server>, which CONFORMANCE_RECORDED=/tmp/recorded npm test -w
+              conformance -- test/recorded.test.mjs replays (by default the replay judges the
+              published records in spec/test/recorded/)
   --commit    the checkout's commit, when DIR is not a git work tree
   --generate  also run the kit's generated checks, N examples each (seed 20261123)
   --report    where the kit writes its JSON report (default: the run's log folder)

@@ -2,16 +2,18 @@
 // packages (publint, Are the Types Wrong), installed with `npm install ./<tarball>...` into a fresh
 // project outside this repository next to today's TypeScript, type-checked there with TypeScript 7
 // and 5.9, run as an ES module and as CommonJS (under node, and under Bun where there is one), and
-// its commands run from the project.
+// its commands run from the project; then installed by name through `npm run registry`.
 import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { filesReachedFromExports, installPacked, loadBundle, loadForWebRuntime, runtimeClosure, specExample, type Consumer, type PackReport } from "@api-contracts/dev-tools/testing";
+import { filesReachedFromExports, installPacked, loadBundle, loadForWebRuntime, npmEnv, runtimeClosure, specExample, startCommand, type Consumer, type PackReport } from "@api-contracts/dev-tools/testing";
 import { repoRoot, workspacePackages } from "../package-graph.mjs";
+import { packInto, startRegistry } from "../registry.mjs";
 
 const run = promisify(execFile);
 
@@ -60,10 +62,14 @@ const { overrides } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"
 let consumer: Consumer;
 let tarballOf: (name: string) => PackReport;
 beforeAll(async () => {
-  consumer = await installPacked([...publicPackages.map(({ dir }) => dir), TYPESCRIPT.newest, moduleDir("@types/node")], { aliases: { "typescript-5.9": TYPESCRIPT.previous }, overrides });
+  consumer = await installPacked([...publicPackages.map(({ dir }) => dir), TYPESCRIPT.newest, moduleDir("@types/node")], {
+    registry: { pack: packInto, serve: (tarballDir) => startRegistry({ tarballDir }) },
+    aliases: { "typescript-5.9": TYPESCRIPT.previous },
+    overrides,
+  });
   tarballOf = (name) => consumer.packed.find((report) => report.name === name && report.version === manifestOf(publicPackages.find((pkg) => pkg.manifest.name === name)!.dir).version)!;
 }, 300_000);
-afterAll(() => consumer?.remove());
+afterAll(() => consumer?.remove(), 60_000);
 
 const tarballPath = (name: string) => path.join(consumer.dir, ".tarballs", tarballOf(name).filename);
 
@@ -134,12 +140,13 @@ describe("the tarballs hold what users need and nothing else", () => {
 
 // One program, compiled twice: as an ES module (.mts) and as CommonJS (.cts, where each import
 // becomes a require() of the ES module build). It loads every entry of every package and calls
-// both clients against the installed mock.
+// both clients against the installed mock, then takes the entitlements client down its fault paths.
 const program = `
-import { createEntitlementsClient, type CheckResponse, type EntitlementsError } from "@api-contracts/entitlements-client";
+import { createServer, type AddressInfo } from "node:net";
+import { createEntitlementsClient, TimeoutError, type CheckResponse, type EntitlementsError } from "@api-contracts/entitlements-client";
 import { retry, timeout } from "@api-contracts/entitlements-client/middleware";
 import { createWebdataClient, type CrawlStarted, type TokenUsage } from "@api-contracts/webdata-client";
-import { createApiClient } from "@api-contracts/client-runtime";
+import { createApiClient, isNetworkError } from "@api-contracts/client-runtime";
 import { listApis } from "@api-contracts/contract-core";
 import { checkFixtures, fixturesTemplate, type Fixtures } from "@api-contracts/contract-tests";
 import { startMockServer } from "@api-contracts/mock-server";
@@ -147,6 +154,43 @@ import { startReferenceServer } from "@api-contracts/reference-server";
 import { startContractProxy } from "@api-contracts/contract-proxy";
 import { startLocalStack } from "@api-contracts/local-stack";
 import { startDocsServer } from "@api-contracts/docs/server";
+
+/** A port nothing listens on: a server's, closed again. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** What the client does when the network fails: a reset connection, a refused one, an answer that never comes. */
+async function faultPaths() {
+  const check = { body: { customer_id: "cus_1", feature_id: "messages" } };
+  const failure = (error: unknown) => ({ networkError: isNetworkError(error), timeout: error instanceof TimeoutError });
+  let attempts = 0;
+  const retried: Array<number | string> = [];
+  const counting = createEntitlementsClient({
+    apiKey: "am_sk_test",
+    baseUrl: process.env.ENTITLEMENTS_URL,
+    fetch: (request) => {
+      attempts++;
+      return fetch(request);
+    },
+    retry: { baseDelayMs: 10, onRetry: (event) => retried.push(event.reason) },
+  });
+  const reset = await counting.POST("/v1/balances.check", { ...check, headers: { Prefer: "fault=reset" } }).then(({ response }) => ({ status: response.status }), failure);
+  const closed = \`http://127.0.0.1:\${await closedPort()}\`;
+  const open = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: closed, failOpen: true })
+    .POST("/v1/balances.check", check)
+    .then(({ data, response }) => ({ status: response.status, allowed: data?.allowed, cause: response.headers.get("x-fail-open") }), failure);
+  const refused = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: closed }).POST("/v1/balances.check", check).then(({ response }) => ({ status: response.status }), failure);
+  const hang = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, timeoutMs: 300 })
+    .POST("/v1/balances.check", { ...check, headers: { Prefer: "fault=hang" } })
+    .then(({ response }) => ({ status: response.status }), failure);
+  return { reset: { attempts, retried, outcome: reset }, open, refused, hang };
+}
 
 async function main(): Promise<void> {
   const entitlements = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, retry: true, timeoutMs: 5000 });
@@ -178,6 +222,7 @@ async function main(): Promise<void> {
     apis: listApis().map((api) => api.name),
     fixtures: fixtures.webdata?.crawl_url,
     notFunctions: Object.entries(entries).filter(([, value]) => typeof value !== "function").map(([name]) => name),
+    faults: await faultPaths(),
   }));
 }
 
@@ -259,7 +304,7 @@ describe("a strict nodenext project that installs the tarballs", () => {
     consumer.write("src/program.mts", program);
     consumer.write("src/program.cts", program);
     for (const [api, source] of Object.entries(receivers)) consumer.write(`src/receiver-${api}.mts`, source);
-    mock = await consumer.start("npx", ["api-mock", "--webdata-port", "0", "--entitlements-port", "0"], /^(\w+)\s+(http:\/\/\S+)$/, 2);
+    mock = await consumer.start("npx", ["@api-contracts/local-stack", "--webdata-port", "0", "--entitlements-port", "0"], /^(\w+)\s+(http:\/\/\S+)$/, 2);
   }, 120_000);
   afterAll(() => mock?.stop());
 
@@ -295,20 +340,28 @@ describe("a strict nodenext project that installs the tarballs", () => {
       apis: ["entitlements", "webdata"],
       fixtures: "https://example.com",
       notFunctions: [],
+      // A reset is retried twice (3 attempts) and ends in a network error; a closed port fails a
+      // check open and rejects a plain call with a network error; a hang ends at timeoutMs.
+      faults: {
+        reset: { attempts: 3, retried: ["network-error", "network-error"], outcome: { networkError: true, timeout: false } },
+        open: { status: 202, allowed: true, cause: "network error" },
+        refused: { networkError: true, timeout: false },
+        hang: { networkError: false, timeout: true },
+      },
     };
   };
   const compiled = [
-    ["an ES module", "program.mjs", /^import \{ createEntitlementsClient \} from "@api-contracts\/entitlements-client";$/m],
+    ["an ES module", "program.mjs", /^import \{ createEntitlementsClient, .*\} from "@api-contracts\/entitlements-client";$/m],
     ["CommonJS", "program.cjs", /require\("@api-contracts\/entitlements-client"\)/],
   ] as const;
 
-  it.each(compiled)("runs under node as %s against the installed mock", async (_label, file, loads) => {
+  it.each(compiled)("runs under node as %s against the installed mock, fault paths included", async (_label, file, loads) => {
     expect(readFileSync(path.join(consumer.dir, "dist", file), "utf8")).toMatch(loads);
     const { stdout } = await consumer.exec(process.execPath, [path.join("dist", file)], { ENTITLEMENTS_URL: mockUrl("entitlements"), WEBDATA_URL: mockUrl("webdata") });
     expect(JSON.parse(stdout)).toEqual(expectedProgramOutput());
   }, 60_000);
 
-  it.skipIf("skip" in bun).each(compiled)("runs under Bun as %s against the installed mock", async (_label, file) => {
+  it.skipIf("skip" in bun).each(compiled)("runs under Bun as %s against the installed mock, fault paths included", async (_label, file) => {
     if ("fail" in bun) throw new Error(bun.fail);
     const { stdout: version } = await consumer.exec(bun.run, ["--version"]);
     console.log(`Bun used for the installed project: ${version.trim()} (${bun.run})`);
@@ -343,8 +396,8 @@ describe("a strict nodenext project that installs the tarballs", () => {
     expect(await bundled.verifyWebhook(...webhookCases[api].webArguments())).toMatchObject({ type: webhookCases[api].webType });
   }, 60_000);
 
-  it("npx contract-proxy in front of the installed mock passes a valid call and reports a broken one", async () => {
-    const proxy = await consumer.start("npx", ["contract-proxy", "--service", "entitlements", "--upstream", mockUrl("entitlements"), "--report", "violations.jsonl"], /^(http:\/\/\S+)$/);
+  it("npx @api-contracts/contract-proxy in front of the installed mock passes a valid call and reports a broken one", async () => {
+    const proxy = await consumer.start("npx", ["@api-contracts/contract-proxy", "--service", "entitlements", "--upstream", mockUrl("entitlements"), "--report", "violations.jsonl"], /^(http:\/\/\S+)$/);
     try {
       const send = (body: unknown) =>
         fetch(`${proxy.matches[0]![1]}/v1/balances.check`, { method: "POST", headers: { authorization: "Bearer am_sk_test", "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -359,9 +412,9 @@ describe("a strict nodenext project that installs the tarballs", () => {
     expect(JSON.stringify(violation)).toMatch(/customer_id/);
   }, 60_000);
 
-  it("npx contract-test init writes fixtures that, filled from npx reference-server --write-fixtures, drive a passing behavior run against npx reference-server", async () => {
-    await consumer.exec("npx", ["reference-server", "--write-fixtures", "world.json"]);
-    await consumer.exec("npx", ["contract-test", "init", "--service", "entitlements", "--out", "fixtures.json"]);
+  it("npx @api-contracts/contract-tests init writes fixtures that, filled from npx @api-contracts/reference-server --write-fixtures, drive a passing behavior run against it", async () => {
+    await consumer.exec("npx", ["@api-contracts/reference-server", "--write-fixtures", "world.json"]);
+    await consumer.exec("npx", ["@api-contracts/contract-tests", "init", "--service", "entitlements", "--out", "fixtures.json"]);
     const world = JSON.parse(readFileSync(path.join(consumer.dir, "world.json"), "utf8")) as { entitlements: Record<string, string>; api_keys: { entitlements: string } };
     const fixtures = JSON.parse(readFileSync(path.join(consumer.dir, "fixtures.json"), "utf8")) as { entitlements: Record<string, string> };
     expect(Object.keys(fixtures.entitlements).sort()).toEqual(Object.keys(world.entitlements).sort());
@@ -370,11 +423,11 @@ describe("a strict nodenext project that installs the tarballs", () => {
     // Deadlines shorter than the kit's --timeout, so its stalled-request probes see the server's 408.
     const server = await consumer.start(
       "npx",
-      ["reference-server", "--service", "entitlements", "--entitlements-port", "0", "--fixtures", "world.json", "--request-timeout", "2000", "--headers-timeout", "2000"],
+      ["@api-contracts/reference-server", "--service", "entitlements", "--entitlements-port", "0", "--fixtures", "world.json", "--request-timeout", "2000", "--headers-timeout", "2000"],
       /listening on (http:\/\/\S+)$/,
     );
     try {
-      const kit = await consumer.exec("npx", ["contract-test", "--service", "entitlements", "--base-url", server.matches[0]![1]!, "--level", "behavior", "--fixtures", "fixtures.json"], {
+      const kit = await consumer.exec("npx", ["@api-contracts/contract-tests", "--service", "entitlements", "--base-url", server.matches[0]![1]!, "--level", "behavior", "--fixtures", "fixtures.json"], {
         CONTRACT_API_KEY: world.api_keys.entitlements,
       });
       expect(kit.stdout).toMatch(/^\d+ passed, 0 failed/m);
@@ -382,5 +435,69 @@ describe("a strict nodenext project that installs the tarballs", () => {
     } finally {
       await server.stop();
     }
+  }, 120_000);
+});
+
+describe("npm run registry: the packages by name, as they will be once published", () => {
+  // Stands in for the npm registry, which tests never reach: it serves what the project above got.
+  let upstream: Awaited<ReturnType<typeof startRegistry>>;
+  let registry: Awaited<ReturnType<Consumer["start"]>>;
+  const projects: string[] = [];
+  const registryUrl = () => registry.matches[0]![1]!;
+  beforeAll(async () => {
+    upstream = await startRegistry({ tarballDir: path.join(consumer.dir, ".tarballs") });
+    registry = await consumer.start(process.execPath, [path.join(repoRoot, "scripts", "registry.mjs"), "--port", "0", "--upstream", upstream.url], /^(http:\/\/127\.0\.0\.1:\d+)$/);
+  }, 120_000);
+  afterAll(async () => {
+    await registry?.stop();
+    await upstream?.close();
+    for (const dir of projects) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  /** A fresh project (an empty npm cache of its own) that runs `npm install <args>` as the registry's own lines say. */
+  async function installInFreshProject(args: string[]) {
+    const dir = mkdtempSync(path.join(tmpdir(), "api-contracts-by-name-"));
+    projects.push(dir);
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "by-name", private: true, type: "module", overrides }));
+    const exec = (command: string, commandArgs: string[]) => run(command, commandArgs, { cwd: dir, encoding: "utf8", env: npmEnv(), maxBuffer: 16 * 1024 * 1024 });
+    // The lockfile keeps each package's tarball URL (a user's npmrc may omit those of the registry), which tells where it came from.
+    await exec("npm", ["install", ...args, "--cache", path.join(dir, ".npm-cache"), "--no-audit", "--no-fund", "--omit-lockfile-registry-resolved=false"]);
+    const lock = JSON.parse(readFileSync(path.join(dir, "package-lock.json"), "utf8")) as { packages: Record<string, { resolved?: string }> };
+    return { dir, exec, resolved: (name: string) => lock.packages[`node_modules/${name}`]?.resolved };
+  }
+
+  it("prints its URL and the install lines, and answers only what a registry is asked, within limits", async () => {
+    const printed = registry.output().stdout;
+    expect(printed).toContain(`npm install @api-contracts/webdata-client --registry ${registryUrl()}`);
+    expect(printed).toContain(`--@api-contracts:registry=${registryUrl()}`);
+    for (const { manifest } of publicPackages) expect(printed).toContain(manifest.name);
+    expect((await fetch(`${registryUrl()}/@api-contracts%2fwebdata-client`, { method: "PUT", body: "{}" })).status).toBe(405);
+    expect((await fetch(`${registryUrl()}/${"a".repeat(4096)}`)).status).toBe(414);
+    expect((await fetch(`${registryUrl()}/-/..%2fpackage.json`)).status).toBe(404);
+  });
+
+  it("installs a client and the mock in a fresh project by package name; the mock answers the client", async () => {
+    const project = await installInFreshProject(["@api-contracts/webdata-client", "@api-contracts/local-stack", "--registry", registryUrl()]);
+    expect(project.resolved("@api-contracts/contract-core")).toMatch(new RegExp(`^${registryUrl()}/-/`));
+    expect(project.resolved("openapi-fetch")).toMatch(new RegExp(`^${upstream.url}/-/`));
+    const { stdout: problems } = await project.exec("npm", ["ls", "--all", "--json"]).catch((error: { stdout: string }) => error);
+    expect(JSON.parse(problems).problems ?? []).toEqual([]);
+    writeFileSync(
+      path.join(project.dir, "usage.mjs"),
+      'import { createWebdataClient } from "@api-contracts/webdata-client";\nconst { response } = await createWebdataClient({ apiKey: "fc-test", baseUrl: process.env.WEBDATA_URL }).GET("/v2/team/token-usage");\nconsole.log(response.status);\n',
+    );
+    const mock = await startCommand(project.dir, "npx", ["@api-contracts/local-stack", "--only", "webdata", "--webdata-port", "0"], /^webdata\s+(http:\/\/\S+)$/);
+    try {
+      const { stdout } = await run(process.execPath, ["usage.mjs"], { cwd: project.dir, encoding: "utf8", env: { ...npmEnv(), WEBDATA_URL: mock.matches[0]![1]! } });
+      expect(stdout.trim()).toBe("200");
+    } finally {
+      await mock.stop();
+    }
+  }, 180_000);
+
+  it("serves the @api-contracts scope alone to a project that keeps its own registry for everything else", async () => {
+    const project = await installInFreshProject(["@api-contracts/client-runtime", "--registry", upstream.url, `--@api-contracts:registry=${registryUrl()}`]);
+    expect(project.resolved("@api-contracts/client-runtime")).toMatch(new RegExp(`^${registryUrl()}/-/`));
+    expect(project.resolved("openapi-fetch")).toMatch(new RegExp(`^${upstream.url}/-/`));
   }, 120_000);
 });

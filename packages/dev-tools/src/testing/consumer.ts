@@ -1,12 +1,11 @@
 // Uses packages the way an application developer does: from their packed tarballs, installed into
 // a fresh project outside this repository with `npm install`, then compiled and run from there.
 // Installing needs no network: every package the tarballs pull in is packed from the folder this
-// checkout already has (the version the lockfile resolved), and a registry on 127.0.0.1 serves
-// exactly those to npm, which starts from an empty cache.
+// checkout already has (the version the lockfile resolved), and a registry on 127.0.0.1 (the
+// repository's `npm run registry`, given by the caller) serves exactly those to npm, which starts
+// from an empty cache.
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -80,46 +79,12 @@ export interface PackReport {
   files: Array<{ path: string }>;
 }
 
-async function pack(dirs: string[], destination: string): Promise<PackReport[]> {
-  const args = ["pack", "--json", "--ignore-scripts", "--pack-destination", destination, ...dirs];
-  const { stdout } = await run("npm", args, { cwd: destination, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return JSON.parse(stdout) as PackReport[];
-}
-
-/**
- * Serves the packed tarballs as an npm registry on 127.0.0.1: each name's document lists the
- * versions packed, any other name is 404, as a registry answers a package it does not have.
- */
-async function serveRegistry(reports: PackReport[], tarballDir: string) {
-  const byName = new Map<string, PackReport[]>();
-  for (const report of reports) byName.set(report.name, [...(byName.get(report.name) ?? []), report]);
-  const server = createServer((request, response) => {
-    const url = decodeURIComponent(new URL(request.url ?? "/", "http://registry").pathname).slice(1);
-    if (url.startsWith("-/")) {
-      const file = path.join(tarballDir, path.basename(url));
-      if (!existsSync(file)) return response.writeHead(404).end();
-      return response.writeHead(200, { "content-type": "application/octet-stream" }).end(readFileSync(file));
-    }
-    const versions = byName.get(url);
-    if (!versions) return response.writeHead(404, { "content-type": "application/json" }).end('{"error":"Not found"}');
-    const document = {
-      name: url,
-      "dist-tags": { latest: versions.at(-1)!.version },
-      versions: Object.fromEntries(
-        versions.map((report) => {
-          const manifest = JSON.parse(readFileSync(path.join(tarballDir, `${report.filename}.json`), "utf8")) as Manifest;
-          return [report.version, { ...manifest, dist: { tarball: `${base}/-/${report.filename}`, integrity: report.integrity, shasum: report.shasum } }];
-        }),
-      ),
-    };
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(document));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: base,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+/** How the installed project gets its packages: a registry on 127.0.0.1 that serves tarballs packed into a folder. */
+export interface LocalRegistry {
+  /** Packs the package folders into `destination`, ready to be served; resolves to npm pack's report of each, in order. */
+  pack(dirs: string[], destination: string): Promise<PackReport[]>;
+  /** Serves what `pack` put in `tarballDir`; no other name. */
+  serve(tarballDir: string): Promise<{ url: string; close(): Promise<void> }>;
 }
 
 export interface Consumer {
@@ -149,6 +114,8 @@ export interface StartedCommand {
 }
 
 export interface InstallOptions {
+  /** The registry the project installs from (the repository's `npm run registry`). */
+  registry: LocalRegistry;
   /** More folders to pack and install under another name, as an npm alias does: `{ "typescript-7": dir }`. */
   aliases?: Record<string, string>;
   /** The project's `overrides`, as a package's README asks its users to add them. */
@@ -156,22 +123,21 @@ export interface InstallOptions {
 }
 
 /**
- * Packs the packages at `packageDirs` (by default the one under test), serves them and everything
- * they pull in from a local registry, and installs them into a new project with
+ * Packs the packages at `packageDirs` and everything they pull in, serves them from the given
+ * local registry, and installs them into a new project with
  * `npm install ./<tarball>...` as a user would: the tarballs of the packages asked for, every
  * other package from the registry.
  */
-export async function installPacked(packageDirs: string | string[] = process.cwd(), options: InstallOptions = {}): Promise<Consumer> {
+export async function installPacked(packageDirs: string | string[], options: InstallOptions): Promise<Consumer> {
   const dir = mkdtempSync(path.join(tmpdir(), "api-contracts-consumer-"));
   const tarballDir = path.join(dir, ".tarballs");
   mkdirSync(tarballDir);
   const wanted = [packageDirs].flat().map((folder) => realpathSync(folder));
   const aliased = Object.entries(options.aliases ?? {}).map(([alias, folder]) => [alias, realpathSync(folder)] as const);
   const closure = runtimeClosure([...wanted, ...aliased.map(([, folder]) => folder)]);
-  const reports = await pack(closure, tarballDir);
-  closure.forEach((folder, index) => writeFileSync(path.join(tarballDir, `${reports[index]!.filename}.json`), JSON.stringify(readManifest(folder))));
+  const reports = await options.registry.pack(closure, tarballDir);
   const tarballFor = (folder: string) => reports[closure.indexOf(folder)]!.filename;
-  const registry = await serveRegistry(reports, tarballDir);
+  const registry = await options.registry.serve(tarballDir);
   try {
     const dependencies = Object.fromEntries(aliased.map(([alias, folder]) => [alias, `file:.tarballs/${tarballFor(folder)}`]));
     writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module", dependencies, ...(options.overrides ? { overrides: options.overrides } : {}) }, null, 2)}\n`);
@@ -200,7 +166,8 @@ export async function installPacked(packageDirs: string | string[] = process.cwd
   };
 }
 
-function startCommand(dir: string, command: string, args: string[], pattern: RegExp, ready: number): Promise<StartedCommand> {
+/** Starts a long-running command in `dir`, as {@link Consumer.start} does in the project. */
+export function startCommand(dir: string, command: string, args: string[], pattern: RegExp, ready = 1): Promise<StartedCommand> {
   const child = spawn(command, args, { cwd: dir, env: npmEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -233,7 +200,7 @@ function startCommand(dir: string, command: string, args: string[], pattern: Reg
 }
 
 /** This process's environment without the npm_* settings `npm run` hands down (its registry, its cache). */
-function npmEnv(): NodeJS.ProcessEnv {
+export function npmEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 }
 

@@ -2,7 +2,7 @@
 // compiler, packed installs, the README and generated-file checks, and the shared vitest setup.
 export { startServer, startFlakyServer, sendJson, loadBundle, specExample, webhookExamples, type Failure, type Handler, type LocalServer, type RecordedRequest } from "./servers.js";
 export { compile, firstTsBlock, tsBlockUnder } from "./typescript.js";
-export { installPacked, filesReachedFromExports, runtimeClosure, type Consumer, type InstallOptions, type PackReport } from "./consumer.js";
+export { installPacked, filesReachedFromExports, npmEnv, runtimeClosure, startCommand, type Consumer, type InstallOptions, type LocalRegistry, type PackReport } from "./consumer.js";
 export { generatedDrift, runReadmeExample, runReadmeServer, type Drift } from "./checks.js";
 export { readmeBlockTests } from "./readme-blocks.js";
 export { clientTestConfig } from "./vitest-config.js";
