@@ -12,11 +12,12 @@ const flags = [
   ["--host H", "the address to bind (variable HOST; default 127.0.0.1)"],
   ...apis.map((api) => [`--${api.name}-port N`, `the ${api.title} mock (variable ${envName(api.name)}; default ${api.mockPort})`]),
   ["--docs-port N", "the reference docs (variable DOCS_PORT; default 4000)"],
+  ["--allow-relay-host H", "a host the docs console may relay to besides loopback (repeatable)"],
   ["--help", "print this and exit"],
 ];
 const flagWidth = Math.max(...flags.map(([flag]) => flag.length)) + 2;
 const usage = [
-  `Usage: npm start -- [--host H] ${apis.map((api) => `[--${api.name}-port ${api.mockPort}]`).join(" ")} [--docs-port 4000] [--help]`,
+  `Usage: npm start -- [--host H] ${apis.map((api) => `[--${api.name}-port ${api.mockPort}]`).join(" ")} [--docs-port 4000] [--allow-relay-host H]... [--help]`,
   "",
   "Serves each API's mock and the reference docs until Ctrl+C (or SIGTERM).",
   ...flags.map(([flag, text]) => `  ${flag.padEnd(flagWidth)}${text}`),
@@ -27,6 +28,7 @@ const options = {
   help: { type: "boolean", short: "h" },
   host: { type: "string", default: process.env.HOST ?? "127.0.0.1" },
   "docs-port": { type: "string", default: process.env.DOCS_PORT ?? "4000" },
+  "allow-relay-host": { type: "string", multiple: true, default: [] },
 };
 for (const api of apis) options[`${api.name}-port`] = { type: "string", default: process.env[envName(api.name)] ?? String(api.mockPort) };
 
@@ -58,6 +60,7 @@ try {
     host: values.host,
     ports: Object.fromEntries(apis.map((api) => [api.name, port(`${api.name}-port`)])),
     docsPort: port("docs-port"),
+    allowRelayHosts: values["allow-relay-host"],
   });
 } catch (error) {
   console.error(`start: ${error?.message ?? error}`);

@@ -24,6 +24,7 @@ describe("npm start", () => {
     for (const api of listApis()) expect(stdout).toMatch(new RegExp(`--${api.name}-port N .*variable ${api.name.toUpperCase()}_PORT; default ${api.mockPort}`));
     expect(stdout).toMatch(/--docs-port N .*variable DOCS_PORT; default 4000/);
     expect(stdout).toMatch(/--host H .*variable HOST/);
+    expect(stdout).toMatch(/--allow-relay-host H .*relay to besides loopback/);
   });
 
   it("the root README's Quick start names the same flags and variables", () => {
