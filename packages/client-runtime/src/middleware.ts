@@ -171,7 +171,7 @@ export async function settle(response: Response): Promise<{ response: Response; 
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return { response: new Response(new Blob(chunks), init), held: true };
+    if (done) return { response: new Response(new Blob(chunks as BlobPart[]), init), held: true };
     chunks.push(value);
     size += value.byteLength;
     if (size > RETAINED_ANSWER_LIMIT) {
