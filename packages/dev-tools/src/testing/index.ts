@@ -9,4 +9,4 @@ export { clientTestConfig } from "./vitest-config.js";
 export { mockServerSetup, type StartMockServer } from "./mock-server.js";
 export { failureReason, loadForWebRuntime } from "./webhooks.js";
 export { firecrawlVector, standardWebhooksVector, standardWebhooksHeaders } from "./webhook-vectors.js";
-export { gzippedEntrySize, kilobytes } from "./bundle-size.js";
+export { bundleEntry, kilobytes, mainEntrySizeTest, type EntryBundle } from "./bundle-size.js";
