@@ -130,9 +130,14 @@ function bodyMac(body: WebhookBody, secret: string): Uint8Array {
   return hmac(encoder.encode(requireSecret(secret)), bodyBytes(body));
 }
 
-/** The Standard Webhooks signature `v1,<base64>` of `id.timestamp.body`. */
+/** The Standard Webhooks signature `v1,<base64>` of `id.timestamp.body`, over the body's bytes as received. */
 function standardSignature(key: Uint8Array, id: string, timestamp: number, body: WebhookBody): string {
-  return `v1,${base64(hmac(key, encoder.encode(`${id}.${timestamp}.${bodyText(body)}`)))}`;
+  const prefix = encoder.encode(`${id}.${timestamp}.`);
+  const bytes = bodyBytes(body);
+  const message = new Uint8Array(prefix.length + bytes.length);
+  message.set(prefix);
+  message.set(bytes, prefix.length);
+  return `v1,${base64(hmac(key, message))}`;
 }
 
 export interface SignOptions {

@@ -111,6 +111,17 @@ describe("checkWebhookSignature", () => {
     expect(checkStandard({ "webhook-id": standard.id, "Webhook-Timestamp": String(standard.timestamp), "WEBHOOK-SIGNATURE": standard.signature })).toEqual({ ok: true });
   });
 
+  it("both schemes sign the body's bytes as received, a byte order mark or bytes that are not UTF-8 included", () => {
+    const marked = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(standard.body)]);
+    const notText = new Uint8Array([0x7b, 0xff, 0x7d]);
+    for (const body of [marked, notText]) {
+      const signed = signWebhook(standard.scheme, body, standard.secret, { id: standard.id, timestamp: standard.timestamp });
+      expect(checkStandard(signed, body)).toEqual({ ok: true });
+      expect(checkStandard(signed, new TextDecoder().decode(body))).toMatchObject({ reason: "invalid_signature" });
+      expect(checkFirecrawl(signWebhook(firecrawl.scheme, body, firecrawl.secret), body)).toEqual({ ok: true });
+    }
+  });
+
   it("standard-webhooks: a stale or future timestamp is out of tolerance before any signature is computed", () => {
     expect(checkStandard(standardHeaders(), standard.body, standard.secret, { now: () => atVector() + 301_000 })).toMatchObject({ reason: "timestamp_out_of_tolerance" });
     expect(checkStandard(standardHeaders(), standard.body, standard.secret, { now: () => atVector() - 301_000 })).toMatchObject({ reason: "timestamp_out_of_tolerance" });
