@@ -89,9 +89,18 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === "TimeoutError";
 }
 
-/** The failures a retry can help with: undici reports refused or reset connections as a TypeError. */
+/** The `code` Bun's fetch gives the plain Error it throws when a connection is refused, reset or closed. */
+const BUN_NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ConnectionRefused", "ConnectionClosed", "FailedToOpenSocket"]);
+
+/**
+ * Whether `error` means the call got no answer because of the network (refused, reset, closed,
+ * no such host): the failures a retry can help with and a fail-open check answers locally. Node
+ * (undici: `fetch failed`) and browsers (`Failed to fetch`, `Load failed`, `NetworkError ...`)
+ * throw a TypeError; Bun throws a plain Error with a `code` such as `ECONNRESET` or
+ * `ConnectionRefused`. An abort or a timeout (a DOMException, whose `code` is a number) is not one.
+ */
 export function isNetworkError(error: unknown): boolean {
-  return error instanceof TypeError;
+  return error instanceof TypeError || (error instanceof Error && BUN_NETWORK_CODES.has((error as { code?: unknown }).code as string));
 }
 
 function asTimeoutError(error: unknown, timeoutMs: number, url: string): unknown {
@@ -162,7 +171,7 @@ export async function settle(response: Response): Promise<{ response: Response; 
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return { response: new Response(Buffer.concat(chunks), init), held: true };
+    if (done) return { response: new Response(new Blob(chunks as BlobPart[]), init), held: true };
     chunks.push(value);
     size += value.byteLength;
     if (size > RETAINED_ANSWER_LIMIT) {

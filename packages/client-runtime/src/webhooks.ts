@@ -1,7 +1,15 @@
-// What the clients' `verifyWebhook` share: the error it throws, reading a received call's headers and
-// raw body, the HMAC-SHA256 check (WebCrypto, so it runs in Node, browsers, Bun, Deno and edge
-// runtimes alike), a constant-time comparison, and the check of a payload against the shape
-// generated from the description.
+// Webhook signatures, written once for every package of this project: the clients'
+// `verifyWebhook`, and contract-core's `signWebhook` and `checkWebhookSignature` (which the kit,
+// the proxy, the servers and the docs use). Firecrawl's hex HMAC-SHA256 and Standard Webhooks
+// (Autumn's svix- headers) are signed and checked here, and compared in constant time; then a
+// verified payload is checked against the shape generated from the description.
+//
+// Everything here is synchronous and imports no Node built-in: contract-core's judgement is
+// synchronous (its callers rely on that, the docs console among them, in a browser), and WebCrypto's
+// HMAC is only asynchronous, so the HMAC is fast-sha256's (plain JavaScript, the one the Standard
+// Webhooks reference library uses) and base64 is the platform's atob/btoa. It runs in Node,
+// browsers, Bun, Deno and edge runtimes alike. A secret is never part of a message.
+import { hmac } from "fast-sha256";
 
 /** Why a received webhook call was not accepted. */
 export type WebhookVerificationReason =
@@ -46,15 +54,11 @@ export function headerValue(headers: WebhookHeadersInput, name: string): string 
 
 const encoder = new TextEncoder();
 
-/** The body as bytes, exactly as received (a copy of a view, so that WebCrypto gets a plain ArrayBuffer). */
-export function bodyBytes(body: WebhookBody): Uint8Array<ArrayBuffer> {
+/** The body as bytes, exactly as received. */
+export function bodyBytes(body: WebhookBody): Uint8Array {
   if (typeof body === "string") return encoder.encode(body);
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  if (ArrayBuffer.isView(body)) {
-    const copy = new Uint8Array(body.byteLength);
-    copy.set(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
-    return copy;
-  }
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   throw new TypeError("verifyWebhook needs the raw body as a string, a Uint8Array (a Buffer is one) or an ArrayBuffer, before any JSON parsing");
 }
 
@@ -71,43 +75,153 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return difference === 0;
 }
 
-function subtle(): SubtleCrypto {
-  const found = globalThis.crypto?.subtle;
-  if (!found) throw new Error("verifyWebhook needs WebCrypto (globalThis.crypto.subtle), which Node 20+, browsers, Bun, Deno and edge runtimes provide");
-  return found;
-}
+const sameText = (a: string, b: string) => timingSafeEqual(encoder.encode(a), encoder.encode(b));
 
-function hexBytes(hex: string): Uint8Array<ArrayBuffer> | undefined {
-  if (hex.length === 0 || hex.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(hex)) return undefined;
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return bytes;
-}
-
-/** An `hmac-sha256-hex` scheme (`x-webhook-signature`): `signatureHeader` holds `prefix` and the hex HMAC-SHA256 of the body. */
+/** `hmac-sha256-hex` (Firecrawl's): `signatureHeader` holds `prefix` and the lower-case hex HMAC-SHA256 of the raw body, keyed with the secret's UTF-8 bytes. */
 export interface HmacSha256HexScheme {
   readonly scheme: "hmac-sha256-hex";
   readonly signatureHeader: string;
   readonly prefix: string;
 }
 
+/** Standard Webhooks under the given header names (Autumn's `svix-`): `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the base64 key after `whsec_`. */
+export interface StandardWebhooksScheme {
+  readonly scheme: "standard-webhooks";
+  readonly idHeader: string;
+  readonly timestampHeader: string;
+  readonly signatureHeader: string;
+  /** How far a call's timestamp (seconds) may be from the receiver's clock. */
+  readonly toleranceSeconds: number;
+}
+
+/** How a description's webhook calls are signed (its root `x-webhook-signature`). */
+export type WebhookSignatureScheme = HmacSha256HexScheme | StandardWebhooksScheme;
+
+/** The Standard Webhooks names of the three headers, which a sender may use instead of its branded ones. */
+const UNBRANDED = { id: "webhook-id", timestamp: "webhook-timestamp", signature: "webhook-signature" } as const;
+
+function requireSecret(secret: unknown): string {
+  if (typeof secret !== "string" || secret === "") throw new TypeError("a webhook secret must be a non-empty string");
+  return secret;
+}
+
+/** The key of a Standard Webhooks secret: the base64 after `whsec_`. */
+function standardKey(secret: string): Uint8Array {
+  let key: Uint8Array | undefined;
+  try {
+    key = Uint8Array.from(atob(requireSecret(secret).replace(/^whsec_/, "")), (char) => char.charCodeAt(0));
+  } catch {
+    // atob's own error is not shown: it may quote the secret.
+  }
+  if (!key?.length) throw new TypeError('a Standard Webhooks secret is "whsec_" followed by a base64 key, as the service shows it');
+  return key;
+}
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+
+function hexBytes(text: string): Uint8Array | undefined {
+  if (!/^([0-9a-fA-F]{2})+$/.test(text)) return undefined;
+  return Uint8Array.from(text.match(/../g)!, (pair) => Number.parseInt(pair, 16));
+}
+
+/** The hex-scheme's HMAC-SHA256 of the raw body. */
+function bodyMac(body: WebhookBody, secret: string): Uint8Array {
+  return hmac(encoder.encode(requireSecret(secret)), bodyBytes(body));
+}
+
+/** The Standard Webhooks signature `v1,<base64>` of `id.timestamp.body`, over the body's bytes as received. */
+function standardSignature(key: Uint8Array, id: string, timestamp: number, body: WebhookBody): string {
+  const prefix = encoder.encode(`${id}.${timestamp}.`);
+  const bytes = bodyBytes(body);
+  const message = new Uint8Array(prefix.length + bytes.length);
+  message.set(prefix);
+  message.set(bytes, prefix.length);
+  return `v1,${base64(hmac(key, message))}`;
+}
+
+export interface SignOptions {
+  /** Standard Webhooks: the message id (default `msg_` and a random UUID without dashes). */
+  id?: string;
+  /** Standard Webhooks: when the call is signed, in seconds since the epoch (default now). */
+  timestamp?: number;
+}
+
 /**
- * Checks an `hmac-sha256-hex` signature over the raw body with WebCrypto's HMAC verify, which
- * compares in constant time; the secret is used as its UTF-8 bytes. Throws a
- * {@link WebhookVerificationError} (`missing_signature` or `invalid_signature`).
+ * The headers that sign a call whose raw body is `body`, as the service would send them: for
+ * `hmac-sha256-hex` the signature header; for `standard-webhooks` the id, timestamp and signature
+ * headers. A server or a mock that delivers webhooks sends these with the body unchanged.
  */
-export async function verifyHmacSha256Hex(scheme: HmacSha256HexScheme, body: WebhookBody, headers: WebhookHeadersInput, secret: string): Promise<void> {
-  if (typeof secret !== "string" || secret === "") throw new TypeError("verifyWebhook needs the webhook secret (a non-empty string)");
-  const received = headerValue(headers, scheme.signatureHeader)?.trim();
-  if (!received) throw new WebhookVerificationError("missing_signature", `${scheme.signatureHeader} is missing`);
-  const signature = received.startsWith(scheme.prefix) ? hexBytes(received.slice(scheme.prefix.length)) : undefined;
-  if (!signature || signature.length !== 32) {
-    throw new WebhookVerificationError("invalid_signature", `${scheme.signatureHeader} is not ${scheme.prefix} followed by 64 hexadecimal digits`);
+export function signWebhook(scheme: WebhookSignatureScheme, body: WebhookBody, secret: string, options: SignOptions = {}): Record<string, string> {
+  if (scheme.scheme === "hmac-sha256-hex") return { [scheme.signatureHeader]: `${scheme.prefix}${hex(bodyMac(body, secret))}` };
+  const key = standardKey(secret);
+  const id = options.id ?? `msg_${globalThis.crypto.randomUUID().replaceAll("-", "")}`;
+  const timestamp = Math.floor(options.timestamp ?? Date.now() / 1000);
+  return { [scheme.idHeader]: id, [scheme.timestampHeader]: String(timestamp), [scheme.signatureHeader]: standardSignature(key, id, timestamp, body) };
+}
+
+/** Why a call's signature was not accepted. */
+export type SignatureFailure = Exclude<WebhookVerificationReason, "invalid_body">;
+
+/** A signature's verdict; a failure names the header it is about and says what is wrong. */
+export type SignatureCheck = { ok: true } | { ok: false; reason: SignatureFailure; header: string; message: string };
+
+export interface SignatureCheckOptions {
+  /** The receiver's clock, in epoch milliseconds (default `Date.now`). */
+  now?: () => number;
+  /** Standard Webhooks: overrides the scheme's `toleranceSeconds`; a finite number >= 0. */
+  toleranceSeconds?: number;
+}
+
+const refused = (reason: SignatureFailure, header: string, message: string): SignatureCheck => ({ ok: false, reason, header, message });
+
+/**
+ * Checks the signature of a received call: its body exactly as received (before any parsing), its
+ * headers, and the secret the receiver holds. Comparisons take constant time. A Standard Webhooks
+ * call may carry the unbranded `webhook-` header names instead of the scheme's. A missing or
+ * malformed secret is a TypeError, and a tolerance that is not a finite number >= 0 a RangeError
+ * (NaN, say from an unset setting, would let every timestamp through).
+ */
+export function checkWebhookSignature(
+  scheme: WebhookSignatureScheme,
+  delivery: { headers: WebhookHeadersInput; body: WebhookBody },
+  secret: string,
+  options: SignatureCheckOptions = {},
+): SignatureCheck {
+  const { headers, body } = delivery;
+  const name = scheme.signatureHeader;
+  if (scheme.scheme === "hmac-sha256-hex") {
+    requireSecret(secret);
+    const received = headerValue(headers, name)?.trim();
+    if (!received) return refused("missing_signature", name, `${name} is missing`);
+    const signature = received.startsWith(scheme.prefix) ? hexBytes(received.slice(scheme.prefix.length)) : undefined;
+    if (signature?.length !== 32) return refused("invalid_signature", name, `${name} is not ${scheme.prefix} followed by 64 hexadecimal digits`);
+    return timingSafeEqual(signature, bodyMac(body, secret)) ? { ok: true } : refused("invalid_signature", name, `${name} does not match the body and the secret`);
   }
-  const key = await subtle().importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
-  if (!(await subtle().verify("HMAC", key, signature, bodyBytes(body)))) {
-    throw new WebhookVerificationError("invalid_signature", `${scheme.signatureHeader} does not match the body and the secret`);
+  const key = standardKey(secret);
+  const tolerance = options.toleranceSeconds ?? scheme.toleranceSeconds;
+  if (!Number.isFinite(tolerance) || tolerance < 0) throw new RangeError(`toleranceSeconds must be a finite number >= 0, got ${tolerance}`);
+  const read = (branded: string, unbranded: string) => (headerValue(headers, branded) ?? headerValue(headers, unbranded))?.trim();
+  const id = read(scheme.idHeader, UNBRANDED.id);
+  const timestampText = read(scheme.timestampHeader, UNBRANDED.timestamp);
+  const signatures = read(name, UNBRANDED.signature);
+  for (const [header, value] of [[scheme.idHeader, id], [scheme.timestampHeader, timestampText], [name, signatures]] as const) {
+    if (!value) return refused("missing_signature", header, `${header} is missing`);
   }
+  if (!/^\d{1,15}$/.test(timestampText!)) return refused("invalid_signature", scheme.timestampHeader, `${scheme.timestampHeader} is not a number of seconds`);
+  const timestamp = Number(timestampText);
+  const now = Math.floor((options.now ?? Date.now)() / 1000);
+  // A stale call is refused before its signature is computed.
+  if (Math.abs(now - timestamp) > tolerance) {
+    return refused("timestamp_out_of_tolerance", scheme.timestampHeader, `${scheme.timestampHeader} is ${now - timestamp} s from now, more than ${tolerance} s`);
+  }
+  const expected = standardSignature(key, id!, timestamp, body);
+  // Several space-separated signatures are sent while a secret is rotated: any v1 one may match.
+  const matches = signatures!
+    .split(" ")
+    .filter((candidate) => candidate.startsWith("v1,"))
+    .map((candidate) => sameText(candidate, expected));
+  return matches.includes(true) ? { ok: true } : refused("invalid_signature", name, `no v1 signature in ${name} matches the id, timestamp, body and secret`);
 }
 
 type JsonType = "object" | "array" | "string" | "number" | "integer" | "boolean" | "null";
@@ -183,3 +297,21 @@ export function parseWebhookEvent<Event>(text: string, shapes: Readonly<Record<s
 export type WebhookEventOf<Webhooks> = {
   [Event in keyof Webhooks]: Webhooks[Event] extends { post: { requestBody: { content: { "application/json": infer Payload } } } } ? Payload : never;
 }[keyof Webhooks];
+
+/**
+ * What each client's `verifyWebhook` does: checks the call's signature as `scheme` says, then
+ * parses the body and checks it against the shape of the event it names. Throws a
+ * {@link WebhookVerificationError} when the call must not be trusted or used.
+ */
+export function verifyWebhookCall<Event>(
+  scheme: WebhookSignatureScheme,
+  shapes: Readonly<Record<string, WebhookShape>>,
+  body: WebhookBody,
+  headers: WebhookHeadersInput,
+  secret: string,
+  options?: SignatureCheckOptions,
+): Event {
+  const check = checkWebhookSignature(scheme, { headers, body }, secret, options);
+  if (!check.ok) throw new WebhookVerificationError(check.reason, check.message);
+  return parseWebhookEvent<Event>(bodyText(body), shapes);
+}

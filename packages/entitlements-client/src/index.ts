@@ -4,16 +4,6 @@ import { createApiClient, idempotentOrKeyed, isNetworkError, settle, TimeoutErro
 
 export type * from "./generated/entitlements.js";
 export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/client-runtime";
-export {
-  verifyWebhook,
-  WebhookVerificationError,
-  type EntitlementsWebhookEvent,
-  type EntitlementsWebhookEventOf,
-  type VerifyWebhookOptions,
-  type WebhookVerificationReason,
-  type WebhookBody,
-  type WebhookHeadersInput,
-} from "./webhooks.js";
 
 /** The live entitlements service. */
 export const ENTITLEMENTS_BASE_URL = "https://api.useautumn.com";

@@ -80,6 +80,20 @@ describe("failOpen", () => {
     expect([hung.data?.allowed, hung.response.headers.get("x-fail-open")]).toEqual([true, "timeout"]);
   });
 
+  it("answers a check locally on Bun's network errors too (a plain Error with a code), but not on an abort", async () => {
+    const failing = (error: unknown) => () => Promise.reject(error);
+    const bunRefused = Object.assign(new Error("Unable to connect. Is the computer able to access the url?"), { code: "ConnectionRefused" });
+    const bunReset = Object.assign(new Error("The socket connection was closed unexpectedly."), { code: "ECONNRESET" });
+    for (const error of [bunRefused, bunReset]) {
+      const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: true, fetch: failing(error) });
+      const { data, response } = await client.POST("/v1/balances.check", check);
+      expect([data?.allowed, response.headers.get("x-fail-open")]).toEqual([true, "network error"]);
+    }
+    const abort = new DOMException("This operation was aborted", "AbortError");
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: true, fetch: failing(abort) });
+    await expect(client.POST("/v1/balances.check", check)).rejects.toBe(abort);
+  });
+
   it("fails open only after retries are spent", async () => {
     const s = await flaky(503, 503);
     const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: true, retry: { ...fast, retries: 1 } });

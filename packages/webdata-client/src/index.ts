@@ -4,7 +4,6 @@ import type { paths } from "./generated/webdata.js";
 
 export type * from "./generated/webdata.js";
 export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/client-runtime";
-export { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent, type WebdataWebhookEventOf, type WebhookVerificationReason, type WebhookBody, type WebhookHeadersInput } from "./webhooks.js";
 
 /** The live web data service. */
 export const WEBDATA_BASE_URL = "https://api.firecrawl.dev";

@@ -1,14 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent } from "../src/index.js";
-import { failureReason, loadBundle, webhookExamples } from "@api-contracts/dev-tools/testing";
-
-// Firecrawl's own test of its signing (buildWebhookDeliveryHeaders in the service's delivery.test.ts).
-const vector = {
-  secret: "secret",
-  body: '{"success":true,"type":"crawl.page","id":"crawl-123","webhookId":"webhook-123","data":[]}',
-  signature: "sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40",
-};
+import { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent } from "../src/webhooks.js";
+import { failureReason, firecrawlVector as vector, loadBundle, webhookExamples } from "@api-contracts/dev-tools/testing";
 const sign = (body: string, secret = "team-secret") => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
 const failure = (...args: Parameters<typeof verifyWebhook>) => failureReason(verifyWebhook(...args));

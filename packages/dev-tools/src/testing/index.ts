@@ -8,3 +8,5 @@ export { readmeBlockTests } from "./readme-blocks.js";
 export { clientTestConfig } from "./vitest-config.js";
 export { mockServerSetup, type StartMockServer } from "./mock-server.js";
 export { failureReason, loadForWebRuntime } from "./webhooks.js";
+export { firecrawlVector, standardWebhooksVector, standardWebhooksHeaders } from "./webhook-vectors.js";
+export { bundleEntry, kilobytes, mainEntrySizeTest, type EntryBundle } from "./bundle-size.js";

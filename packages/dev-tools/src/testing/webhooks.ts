@@ -16,7 +16,7 @@ export async function failureReason(verification: Promise<unknown>): Promise<str
 /**
  * Bundles `exports` of the package `packageName` as installed under `dir` for browsers (esbuild,
  * platform browser) and evaluates the bundle where only web-standard globals exist (WebCrypto,
- * TextEncoder, TextDecoder, Headers): no Buffer, process or require, as in an edge runtime.
+ * TextEncoder, TextDecoder, Headers, atob, btoa): no Buffer, process or require, as in an edge runtime.
  * Resolves to the bundle's exports.
  */
 export async function loadForWebRuntime<T>(dir: string, packageName: string, exports: string[]): Promise<T> {
@@ -30,7 +30,7 @@ export async function loadForWebRuntime<T>(dir: string, packageName: string, exp
     write: false,
     logLevel: "silent",
   });
-  const sandbox = createContext({ crypto: globalThis.crypto, TextEncoder, TextDecoder, Headers, console });
+  const sandbox = createContext({ crypto: globalThis.crypto, TextEncoder, TextDecoder, Headers, atob, btoa, console });
   if (runInContext("typeof Buffer + typeof process + typeof require", sandbox) !== "undefinedundefinedundefined") throw new Error("the sandbox has Node globals");
   return runInContext(`${outputFiles[0]!.text}; bundled`, sandbox) as T;
 }

@@ -1,5 +1,5 @@
 // Compiled by types.test.ts: the event verifyWebhook returns is a union discriminated by `type`.
-import { verifyWebhook, type EntitlementsWebhookEvent, type EntitlementsWebhookEventOf } from "../../src/index.js";
+import { verifyWebhook, type EntitlementsWebhookEvent, type EntitlementsWebhookEventOf } from "../../src/webhooks.js";
 
 export async function receive(body: string, headers: Headers): Promise<string> {
   const event: EntitlementsWebhookEvent = await verifyWebhook(body, headers, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", { toleranceSeconds: 60 });

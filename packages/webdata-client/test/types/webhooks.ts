@@ -1,5 +1,5 @@
 // Compiled by types.test.ts: the event verifyWebhook returns is a union discriminated by `type`.
-import { verifyWebhook, type WebdataWebhookEvent, type WebdataWebhookEventOf } from "../../src/index.js";
+import { verifyWebhook, type WebdataWebhookEvent, type WebdataWebhookEventOf } from "../../src/webhooks.js";
 
 export async function receive(body: string, headers: Headers): Promise<string> {
   const event: WebdataWebhookEvent = await verifyWebhook(body, headers, "secret");

@@ -1,0 +1,70 @@
+// What each runtime's fetch throws when no answer comes, as observed (Node 20 with undici, Bun
+// 1.3.14, and the browsers' documented messages), and what the retry makes of it.
+import { afterEach, describe, expect, it } from "vitest";
+import { isNetworkError, type RetryEvent } from "../src/index.js";
+import { startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
+import { createThingsClient, thing } from "./support/things.js";
+
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+const bunClosed = "The socket connection was closed unexpectedly. For more information, pass `verbose: true` in the second argument to fetch()";
+
+const networkFailures: Record<string, Error> = {
+  "Node: reset, refused or closed (fetch failed, the cause holds the code)": new TypeError("fetch failed", { cause: withCode("read ECONNRESET", "ECONNRESET") }),
+  "Node: a body cut off": new TypeError("terminated"),
+  "Chromium": new TypeError("Failed to fetch"),
+  "Firefox": new TypeError("NetworkError when attempting to fetch resource."),
+  "Safari": new TypeError("Load failed"),
+  "Bun: reset or closed": withCode(bunClosed, "ECONNRESET"),
+  "Bun: refused, or no such host": withCode("Unable to connect. Is the computer able to access the url?", "ConnectionRefused"),
+  "Bun: closed before an answer": withCode(bunClosed, "ConnectionClosed"),
+  "Bun: no socket": withCode("Was there a typo in the url or port?", "FailedToOpenSocket"),
+};
+
+const otherFailures: Record<string, unknown> = {
+  "a timeout (DOMException TimeoutError, code 23)": new DOMException("The operation was aborted due to timeout", "TimeoutError"),
+  "an abort (DOMException AbortError, code 20)": new DOMException("This operation was aborted", "AbortError"),
+  "a plain Error": new Error("boom"),
+  "an Error with another code": withCode("bad", "ERR_INVALID_ARG_TYPE"),
+  "a non-Error with a network code": { code: "ECONNRESET" },
+  "a string": "ECONNRESET",
+};
+
+describe("isNetworkError", () => {
+  for (const [runtime, error] of Object.entries(networkFailures)) {
+    it(`is true for ${runtime}`, () => expect(isNetworkError(error)).toBe(true));
+  }
+  for (const [what, error] of Object.entries(otherFailures)) {
+    it(`is false for ${what}`, () => expect(isNetworkError(error)).toBe(false));
+  }
+});
+
+describe("retry after the network errors of every runtime", () => {
+  let server: LocalServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  /** A fetch that throws `failure` on its first call and then reaches the local server. */
+  const failingOnce = (failure: unknown) => {
+    let calls = 0;
+    return (request: Request) => (calls++ === 0 ? Promise.reject(failure) : fetch(request));
+  };
+
+  for (const [runtime, error] of Object.entries(networkFailures)) {
+    it(`retries ${runtime}`, async () => {
+      server = await startServer((_request, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(thing)));
+      const retries: RetryEvent[] = [];
+      const client = createThingsClient({ apiKey: "k", baseUrl: server.url, fetch: failingOnce(error), retry: { baseDelayMs: 1, onRetry: (event) => retries.push(event) } });
+      const { data } = await client.GET("/v1/things");
+      expect(data).toEqual(thing);
+      expect(retries.map((event) => event.reason)).toEqual(["network-error"]);
+    });
+  }
+
+  it("does not retry an abort, and hands it to the caller as it is", async () => {
+    const abort = otherFailures["an abort (DOMException AbortError, code 20)"];
+    const client = createThingsClient({ apiKey: "k", baseUrl: "http://127.0.0.1:9", fetch: failingOnce(abort), retry: { baseDelayMs: 1 } });
+    await expect(client.GET("/v1/things")).rejects.toBe(abort);
+  });
+});
