@@ -62,7 +62,7 @@ const { overrides } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"
 let consumer: Consumer;
 let tarballOf: (name: string) => PackReport;
 beforeAll(async () => {
-  consumer = await installPacked([...publicPackages.map(({ dir }) => dir), TYPESCRIPT.newest, moduleDir("@types/node")], {
+  consumer = await installPacked([...publicPackages.map(({ dir }) => dir), TYPESCRIPT.newest, moduleDir("@types/node"), moduleDir("standardwebhooks")], {
     registry: { pack: packInto, serve: (tarballDir) => startRegistry({ tarballDir }) },
     aliases: { "typescript-5.9": TYPESCRIPT.previous },
     overrides,
@@ -233,12 +233,12 @@ main().catch((error: unknown) => {
 `;
 
 // A webhook receiver per client, as a user writes one: Standard Webhooks (Autumn) with the
-// standardwebhooks library the client brings, a fresh call then a stale one; Firecrawl's own test
+// standardwebhooks library (installed beside the client, as a receiver's tests would), a fresh call then a stale one; Firecrawl's own test
 // vector, then the same body tampered with.
 const receivers = {
   entitlements: `
 import { Webhook } from "standardwebhooks";
-import { verifyWebhook, WebhookVerificationError, type EntitlementsWebhookEvent } from "@api-contracts/entitlements-client";
+import { verifyWebhook, WebhookVerificationError, type EntitlementsWebhookEvent } from "@api-contracts/entitlements-client/webhooks";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const body = '{"type":"balances.limit_reached","data":{"customer_id":"cus_1","feature_id":"messages","limit_type":"included"}}';
@@ -249,7 +249,7 @@ const refused = await verifyWebhook(body, signed(now - 3600), secret).catch((err
 console.log(JSON.stringify({ type: event.type, refused }));
 `,
   webdata: `
-import { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent } from "@api-contracts/webdata-client";
+import { verifyWebhook, WebhookVerificationError, type WebdataWebhookEvent } from "@api-contracts/webdata-client/webhooks";
 
 const body = '{"success":true,"type":"crawl.page","id":"crawl-123","webhookId":"webhook-123","data":[]}';
 const headers = { "x-firecrawl-signature": "sha256=29729c39fd5f57c6f4d50c86dd20256a5d77b7b39d19531c17805163fb830d40" };
@@ -392,7 +392,7 @@ describe("a strict nodenext project that installs the tarballs", () => {
   it.each(["entitlements", "webdata"] as const)("the %s client's verifyWebhook works in a Node program and bundled for a runtime with only web-standard globals", async (api) => {
     const { stdout } = await consumer.exec(process.execPath, [path.join("dist", `receiver-${api}.mjs`)]);
     expect(JSON.parse(stdout)).toEqual(webhookCases[api].printed);
-    const bundled = await loadForWebRuntime<{ verifyWebhook: (...args: unknown[]) => Promise<unknown> }>(consumer.dir, `@api-contracts/${api}-client`, ["verifyWebhook"]);
+    const bundled = await loadForWebRuntime<{ verifyWebhook: (...args: unknown[]) => Promise<unknown> }>(consumer.dir, `@api-contracts/${api}-client/webhooks`, ["verifyWebhook"]);
     expect(await bundled.verifyWebhook(...webhookCases[api].webArguments())).toMatchObject({ type: webhookCases[api].webType });
   }, 60_000);
 
