@@ -127,8 +127,18 @@ const RUST_LETTER_ESCAPES = new Set("afnrtvdDsSwWbBAzxuUpP");
 const RUST_ASSERTION_ESCAPES = new Set("bBAz<>");
 const HEX = /^[0-9A-Fa-f]+$/;
 /** Inline flags, `(?i)` or `(?i-s:`; Rust reads them, the JavaScript RegExp of Node 22 refuses every form. */
-const INLINE_FLAGS = /^\(\?[imsUuxR-]+[:)]/;
-const GROUP_NAME = /^\(\?P?<([^>]*)>/;
+const INLINE_FLAGS = /\(\?[imsUuxR-]+[:)]/y;
+const LOOK_AROUND = /\(\?<?[=!]/y;
+const GROUP_NAME = /\(\?P?<([^>(]*)>/y;
+const ASCII_CLASS = /\[:\^?[a-z]+:\]/y;
+const COUNTED_REPETITION = /\{\d+(,\d*)?\}/y;
+const WORD_BOUNDARY = /\{(start|end|start-half|end-half)\}/y;
+
+/** Whether a sticky pattern matches `text` at `at`; where `text` is long, slicing at every position would cost its square. */
+function matchesAt(sticky: RegExp, text: string, at: number): RegExpExecArray | null {
+  sticky.lastIndex = at;
+  return sticky.exec(text);
+}
 
 /**
  * Why Firecrawl refuses a crawl's `includePaths`/`excludePaths` pattern, or undefined when it takes
@@ -157,7 +167,7 @@ export function pathRegexProblem(pattern: string): string | undefined {
     if (classDepth > 0) {
       if (c === "]" && !classStart) classDepth--;
       else if (c === "[") {
-        const ascii = /^\[:\^?[a-z]+:\]/.exec(pattern.slice(i));
+        const ascii = matchesAt(ASCII_CLASS, pattern, i);
         if (ascii) {
           i += ascii[0].length;
           classStart = false;
@@ -179,17 +189,16 @@ export function pathRegexProblem(pattern: string): string | undefined {
       continue;
     }
     if (c === "(") {
-      const rest = pattern.slice(i);
-      if (/^\(\?<?[=!]/.test(rest)) return "look-around, including look-ahead and look-behind, is not supported";
-      if (INLINE_FLAGS.test(rest)) return "inline flags are not supported by JavaScript's RegExp";
-      const name = GROUP_NAME.exec(rest)?.[1];
+      if (matchesAt(LOOK_AROUND, pattern, i)) return "look-around, including look-ahead and look-behind, is not supported";
+      if (matchesAt(INLINE_FLAGS, pattern, i)) return "inline flags are not supported by JavaScript's RegExp";
+      const name = matchesAt(GROUP_NAME, pattern, i)?.[1];
       if (name !== undefined) {
         if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name)) return "invalid capture group name";
         if (names.has(name)) return "duplicate capture group name";
         names.add(name);
       }
     }
-    if (c === "{" && !/^\{\d+(,\d*)?\}/.test(pattern.slice(i))) return "a '{' must start a counted repetition such as {2} or {1,3}";
+    if (c === "{" && !matchesAt(COUNTED_REPETITION, pattern, i)) return "a '{' must start a counted repetition such as {2} or {1,3}";
     i++;
   }
   if (classDepth > 0) return "unclosed character class";
@@ -231,7 +240,7 @@ function rustEscapeProblem(pattern: string, at: number, inClass: boolean): strin
   if (!RUST_LETTER_ESCAPES.has(letter)) return "unrecognized escape sequence";
   if (inClass && RUST_ASSERTION_ESCAPES.has(letter)) return "invalid escape sequence found in character class";
   if (letter === "b" && pattern[at + 2] === "{") {
-    return /^\{(start|end|start-half|end-half)\}/.test(pattern.slice(at + 2)) ? undefined : "unrecognized word boundary assertion";
+    return matchesAt(WORD_BOUNDARY, pattern, at + 2) ? undefined : "unrecognized word boundary assertion";
   }
   if (letter !== "x" && letter !== "u" && letter !== "U") return undefined;
   let digits: string;
