@@ -17,6 +17,7 @@ const ruleMembers: Record<string, string[]> = {
   "no-schemaless-object": ["rule", "member", "description"],
   url: ["rule", "member", "trim", "defaultScheme", "schemes", "host", "fileExtensions", "singleColonBeforeFirstDot", "description"],
   "utf16-length": ["rule", "member", "minLength", "maxLength", "description"],
+  "path-regex": ["rule", "member", "description"],
 };
 
 interface Rule { rule: string; member: string; of?: string; encoding?: string; fraction?: number; maxLength?: number; host?: string; description: string }
@@ -50,6 +51,8 @@ function memberTypes(rule: Rule): unknown[] {
       return ["string", "array"];
     case "utf16-length":
       return ["string"];
+    case "path-regex":
+      return ["array"];
     default:
       return ["number", "integer"];
   }
@@ -70,6 +73,8 @@ describe("x-rules", () => {
       "ChangeTrackingFormat.schema: no-schemaless-object",
       "CheckLock.expires_at: time-window",
       "CheckLock.lock_id: utf16-length",
+      "CrawlRequest.excludePaths: path-regex",
+      "CrawlRequest.includePaths: path-regex",
       "CrawlRequest.prompt: utf16-length",
       "CrawlRequest.url: url",
       "CrawlRequest.webhook: url",
@@ -115,6 +120,10 @@ describe("x-rules", () => {
               expect(strings.pattern, `${name}.${rule.member}`).toBeUndefined();
             }
             if (rule.host !== undefined) expect(rule.host).toBe("reachable");
+          }
+          // The rule is the one definition of a pattern list: no format that judges the patterns otherwise.
+          if (rule.rule === "path-regex") {
+            for (const property of memberSchemas(schema, rule.member)) expect(property.items.format, `${name}.${rule.member}`).toBeUndefined();
           }
           // The docs' maxLength and the rule's count the same limit, in code points and in UTF-16 code units.
           if (rule.rule === "utf16-length") {

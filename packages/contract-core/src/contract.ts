@@ -40,7 +40,7 @@ export {
   type MediaEntry,
   type NamedExample,
 } from "./walk.js";
-export { X_RULE_KINDS, acceptsUrl, hasSchemalessObject, totalWaitMs, utf16Length, type UrlRule, type XRule } from "./x-rules.js";
+export { X_RULE_KINDS, acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, utf16Length, type UrlRule, type XRule } from "./x-rules.js";
 export {
   entitlementsWording,
   webdataWording,

@@ -17,7 +17,8 @@ export type XRule =
   | { rule: "wait-total"; member: string; maxMs: number; selectorWaitMs: number; description: string }
   | { rule: "no-schemaless-object"; member: string; description: string }
   | UrlRule
-  | { rule: "utf16-length"; member: string; minLength?: number; maxLength?: number; description: string };
+  | { rule: "utf16-length"; member: string; minLength?: number; maxLength?: number; description: string }
+  | { rule: "path-regex"; member: string; description: string };
 
 /**
  * A URL as a service parses it: a string member (or each string of an array member) must be a URL
@@ -46,7 +47,7 @@ export interface UrlRule {
   description: string;
 }
 
-export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total", "no-schemaless-object", "url", "utf16-length"] as const;
+export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total", "no-schemaless-object", "url", "utf16-length", "path-regex"] as const;
 
 /** "Looks like it has a top-level domain": a dot, two or more letters (Latin or Cyrillic), digits or hyphens, an optional port, then the end of the host. */
 const TOP_LEVEL_DOMAIN = /\.(?:[-a-zA-Z0-9\u0400-\u052F\u2DE0-\u2DFF\uA640-\uA69F]{2,}|xn--[-a-zA-Z0-9]+)(?::\d+)?(?:[/?#]|$)/i;
@@ -118,6 +119,144 @@ export function totalWaitMs(actions: readonly unknown[], selectorWaitMs: number)
     else if (typeof action.selector === "string" && action.selector !== "") total += selectorWaitMs;
   }
   return total;
+}
+
+/** Escapes of Rust's `regex` syntax that are letters: the rest of the ASCII letters are unrecognized there (JavaScript reads them as the letter). */
+const RUST_LETTER_ESCAPES = new Set("afnrtvdDsSwWbBAzxuUpP");
+/** Escapes that are assertions, which Rust refuses inside a class. */
+const RUST_ASSERTION_ESCAPES = new Set("bBAz<>");
+const HEX = /^[0-9A-Fa-f]+$/;
+/** Inline flags, `(?i)` or `(?i-s:`; Rust reads them, the JavaScript RegExp of Node 22 refuses every form. */
+const INLINE_FLAGS = /\(\?[imsUuxR-]+[:)]/y;
+const LOOK_AROUND = /\(\?<?[=!]/y;
+const GROUP_NAME = /\(\?P?<([^>(]*)>/y;
+const ASCII_CLASS = /\[:\^?[a-z]+:\]/y;
+const COUNTED_REPETITION = /\{\d+(,\d*)?\}/y;
+const WORD_BOUNDARY = /\{(start|end|start-half|end-half)\}/y;
+
+/** Whether a sticky pattern matches `text` at `at`; where `text` is long, slicing at every position would cost its square. */
+function matchesAt(sticky: RegExp, text: string, at: number): RegExpExecArray | null {
+  sticky.lastIndex = at;
+  return sticky.exec(text);
+}
+
+/**
+ * Why Firecrawl refuses a crawl's `includePaths`/`excludePaths` pattern, or undefined when it takes
+ * it: the pattern must compile in its crawler's engine (Rust's `regex` crate over bytes, Unicode
+ * off) and then as a JavaScript `RegExp` without flags. This judges the constructs where the two
+ * differ from each other or from Unicode-aware regular expressions (look-around, back-references,
+ * `\p{…}`, non-ASCII inside a class, escapes Rust does not know, a `{` that is not a counted
+ * repetition, inline flags, group names), and leaves the rest to the platform's `RegExp`. The
+ * crawler's limits on a compiled pattern's size and nesting are not judged here.
+ */
+export function pathRegexProblem(pattern: string): string | undefined {
+  const names = new Set<string>();
+  let classDepth = 0;
+  // Rust reads a `]` right after `[` or `[^` as a literal.
+  let classStart = false;
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      const problem = rustEscapeProblem(pattern, i, classDepth > 0);
+      if (problem) return problem;
+      i += escapeLength(pattern, i);
+      classStart = false;
+      continue;
+    }
+    if (classDepth > 0) {
+      if (c === "]" && !classStart) classDepth--;
+      else if (c === "[") {
+        const ascii = matchesAt(ASCII_CLASS, pattern, i);
+        if (ascii) {
+          i += ascii[0].length;
+          classStart = false;
+          continue;
+        }
+        classDepth++;
+        classStart = true;
+        i += pattern[i + 1] === "^" ? 2 : 1;
+        continue;
+      } else if (c.charCodeAt(0) > 0x7f) return "Unicode not allowed here: a non-ASCII character inside a class";
+      classStart = false;
+      i++;
+      continue;
+    }
+    if (c === "[") {
+      classDepth = 1;
+      classStart = true;
+      i += pattern[i + 1] === "^" ? 2 : 1;
+      continue;
+    }
+    if (c === "(") {
+      if (matchesAt(LOOK_AROUND, pattern, i)) return "look-around, including look-ahead and look-behind, is not supported";
+      if (matchesAt(INLINE_FLAGS, pattern, i)) return "inline flags are not supported by JavaScript's RegExp";
+      const name = matchesAt(GROUP_NAME, pattern, i)?.[1];
+      if (name !== undefined) {
+        if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name)) return "invalid capture group name";
+        if (names.has(name)) return "duplicate capture group name";
+        names.add(name);
+      }
+    }
+    if (c === "{" && !matchesAt(COUNTED_REPETITION, pattern, i)) return "a '{' must start a counted repetition such as {2} or {1,3}";
+    i++;
+  }
+  if (classDepth > 0) return "unclosed character class";
+  try {
+    // As Firecrawl's crawl controller compiles it: no flags.
+    new RegExp(pattern);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return undefined;
+}
+
+/** The characters an escape at `at` spans (the backslash included). */
+function escapeLength(pattern: string, at: number): number {
+  const letter = pattern[at + 1];
+  if ((letter === "x" || letter === "u" || letter === "U") && pattern[at + 2] === "{") {
+    const end = pattern.indexOf("}", at + 3);
+    return end === -1 ? pattern.length - at : end - at + 1;
+  }
+  if (letter === "p" || letter === "P") return pattern[at + 2] === "{" ? Math.max(3, pattern.indexOf("}", at) - at + 1) : 3;
+  if (letter === "x") return 4;
+  if (letter === "u") return 6;
+  if (letter === "U") return 10;
+  if (letter === "b" && pattern[at + 2] === "{") {
+    const end = pattern.indexOf("}", at + 3);
+    return end === -1 ? pattern.length - at : end - at + 1;
+  }
+  return letter === undefined ? 1 : 1 + letter.length;
+}
+
+/** What Rust's `regex` (Unicode off) finds wrong with the escape at `at`, or undefined. */
+function rustEscapeProblem(pattern: string, at: number, inClass: boolean): string | undefined {
+  const letter = pattern[at + 1];
+  if (letter === undefined) return "incomplete escape sequence";
+  if (/[0-9]/.test(letter)) return "backreferences are not supported";
+  if (letter === "p" || letter === "P") return "Unicode not allowed here: \\p{…} and \\P{…} classes";
+  if (letter.charCodeAt(0) > 0x7f) return "unrecognized escape sequence";
+  if (!/[A-Za-z]/.test(letter)) return undefined;
+  if (!RUST_LETTER_ESCAPES.has(letter)) return "unrecognized escape sequence";
+  if (inClass && RUST_ASSERTION_ESCAPES.has(letter)) return "invalid escape sequence found in character class";
+  if (letter === "b" && pattern[at + 2] === "{") {
+    return matchesAt(WORD_BOUNDARY, pattern, at + 2) ? undefined : "unrecognized word boundary assertion";
+  }
+  if (letter !== "x" && letter !== "u" && letter !== "U") return undefined;
+  let digits: string;
+  if (pattern[at + 2] === "{") {
+    const end = pattern.indexOf("}", at + 3);
+    if (end === -1) return "unclosed hexadecimal literal";
+    digits = pattern.slice(at + 3, end);
+  } else digits = pattern.slice(at + 2, at + escapeLength(pattern, at));
+  const fixed = { x: 2, u: 4, U: 8 }[letter];
+  if (!HEX.test(digits) || (pattern[at + 2] !== "{" && digits.length !== fixed)) return "invalid hexadecimal escape";
+  const value = Number.parseInt(digits, 16);
+  if (value > 0x10ffff) return "invalid hexadecimal escape";
+  // Over bytes, `\xHH` is one byte anywhere; any other escape above ASCII is a character, which a class without Unicode cannot hold.
+  const byte = letter === "x" && pattern[at + 2] !== "{";
+  if (inClass && value > (byte ? 0xff : 0x7f)) return "Unicode not allowed here: a non-ASCII character inside a class";
+  return undefined;
 }
 
 /** A string's length as JavaScript (and zod) counts it: in UTF-16 code units, so a character outside the BMP counts two. */
@@ -207,6 +346,14 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
       const check: Check = (object) => {
         const value = object[member];
         return typeof value !== "string" || ((min === undefined || utf16Length(value) >= min) && (max === undefined || utf16Length(value) <= max));
+      };
+      return { rule: raw as unknown as XRule, check };
+    }
+    case "path-regex": {
+      const check: Check = (object) => {
+        const value = object[member];
+        // A value of another type is the schema's own error.
+        return !Array.isArray(value) || value.every((item) => typeof item !== "string" || pathRegexProblem(item) === undefined);
       };
       return { rule: raw as unknown as XRule, check };
     }

@@ -7,6 +7,7 @@ import {
   getApi,
   hasSchemalessObject,
   listApis,
+  pathRegexProblem,
   loadBundle,
   refusal,
   registerApi,
@@ -103,6 +104,45 @@ describe("x-rules", () => {
     const doc = ruled();
     (doc.components as { schemas: Record<string, JsonObject> }).schemas.Visit!["x-rules"] = [{ rule: "time-windw", member: "at", description: "typo" }];
     expect(() => new OpenApiValidators(doc).component("Visit")).toThrow(/unknown rule kind 'time-windw'/);
+  });
+});
+
+describe("path-regex: a pattern both Firecrawl's crawler (Rust regex, Unicode off) and a JavaScript RegExp compile", () => {
+  it.each([
+    ["(?=a)", /look-around/],
+    ["(?<!a)b", /look-around/],
+    ["(a)\\1", /backreferences/],
+    ["\\k<name>", /unrecognized escape/],
+    ["\\p{L}", /Unicode not allowed/],
+    ["\\PL", /Unicode not allowed/],
+    ["[é]", /Unicode not allowed/],
+    ["[\\u00e9]", /Unicode not allowed/],
+    ["[\\x{e9}]", /Unicode not allowed/],
+    ["(?i)blog", /inline flags/],
+    ["(?i:blog)", /inline flags/],
+    ["/api/{id}", /counted repetition/],
+    ["\\e", /unrecognized escape/],
+    ["[\\b]", /in character class/],
+    ["(?<a>x)|(?<a>y)", /duplicate capture group name/],
+    ["[^]", /unclosed character class/],
+    ["(?P<a>x)", /Invalid regular expression/],
+    ["a\\", /incomplete escape/],
+  ])("%s is refused", (pattern, reason) => {
+    expect(pathRegexProblem(pattern)).toMatch(reason);
+  });
+
+  it.each(["^/blog/.*$", "[a-z]+", "^/über/\\d+", "[\\xe9]", "^/docs\\-v[0-9]{1,2}/", "[[:alpha:]]+", "[]a]", "(?<slug>[\\w-]+)\\.html", "\\b{start}x", "(?:blog|docs)$"])("%s is accepted", (pattern) => {
+    expect(pathRegexProblem(pattern)).toBeUndefined();
+  });
+
+  it("a list member is refused at its own pointer when any of its patterns is", () => {
+    const doc = petStore();
+    const schemas = (doc.components as { schemas: Record<string, JsonObject> }).schemas;
+    schemas.Filter = { type: "object", properties: { paths: { type: "array", items: { type: "string" } } }, "x-rules": [{ rule: "path-regex", member: "paths", description: "paths must compile in both engines." }] };
+    const filter = new OpenApiValidators(doc).component("Filter");
+    expect(filter({ paths: ["^/blog/.*$", "[a-z]+"] })).toBe(true);
+    expect(filter({ paths: ["^/blog/.*$", "(?=a)"] })).toBe(false);
+    expect(filter.errors).toEqual([expect.objectContaining({ keyword: "x-rules", instancePath: "/paths", params: { rule: "path-regex", member: "paths" }, message: "paths must compile in both engines." })]);
   });
 });
 

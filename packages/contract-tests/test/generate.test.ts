@@ -4,7 +4,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer } from "@api-contracts/mock-server";
-import { OpenApiValidators, acceptsUrl, loadBundle, totalWaitMs, type UrlRule, type XRule } from "@api-contracts/contract-core";
+import { OpenApiValidators, acceptsUrl, loadBundle, pathRegexProblem, totalWaitMs, type UrlRule, type XRule } from "@api-contracts/contract-core";
 import { runContractTests, type Report } from "../src/index.js";
 import { candidateRequestArbitrary, urlArbitrary, validRequestArbitrary, requestProblems, type GeneratedRequest, type GeneratorContext } from "../src/generate/arbitraries.js";
 import { mutationsOf } from "../src/generate/mutations.js";
@@ -149,6 +149,25 @@ describe("the generator keeps the live service's URL, length and format rules, a
       }
     }
     expect(longAstral).toBeGreaterThan(0);
+  });
+
+  it("every includePaths/excludePaths pattern of 500 generated crawls compiles in Firecrawl's crawler and as a JavaScript RegExp", () => {
+    const patterns = fc
+      .sample(validRequestArbitrary(gen, start), { numRuns: 500, seed: 35 })
+      .flatMap((r) => [...((r.body as { includePaths?: string[] }).includePaths ?? []), ...((r.body as { excludePaths?: string[] }).excludePaths ?? [])]);
+    expect(patterns.length).toBeGreaterThan(100);
+    expect(patterns.filter((pattern) => pathRegexProblem(pattern) !== undefined)).toEqual([]);
+    // Constructs the two engines share are made, not only plain literals.
+    for (const shared of ["{1,3}", "(?:", "(?<slug>", "[[:alpha:]]", "ü"]) expect(patterns.some((pattern) => pattern.includes(shared)), shared).toBe(true);
+  });
+
+  it("generated-invalid breaks the path-regex rule with look-around, a back-reference, a Unicode class, non-ASCII in a class and inline flags", () => {
+    const request: GeneratedRequest = { path: {}, query: {}, headers: {}, body: { url: "https://docs.example.com", includePaths: ["^/blog/.*$"], excludePaths: [] } };
+    expect(requestProblems(gen, start, request)).toEqual([]);
+    const mutations = mutationsOf(gen, start, request, (r) => requestProblems(gen, start, r).length > 0);
+    const lists = (member: string) => mutations.filter((m) => m.where === `body /${member}` && m.kind === "x-rules").map((m) => (m.request.body as Record<string, string[]>)[member]);
+    expect(lists("includePaths")).toEqual(expect.arrayContaining([["^/blog/.*$", "(?=a)"], ["^/blog/.*$", "(a)\\1"], ["^/blog/.*$", "\\p{L}"], ["^/blog/.*$", "[é]"], ["^/blog/.*$", "(?i)blog"]]));
+    expect(lists("excludePaths")).toContainEqual(["/api/{id}"]);
   });
 
   it("generated-invalid breaks the url rule, a UTF-16 length, the wait total by a selector wait and checkPromptInjection on deterministicJson", () => {

@@ -244,6 +244,15 @@ describe("entitlements reference server", () => {
     expect(body).toMatchObject({ value: 100, balance: { remaining: 0, usage: 100 } });
   });
 
+  it("track: overage_behavior reject records nothing when the value does not fit, and is refused with event_name unless async", async () => {
+    const before = await remaining();
+    const track = (body: Record<string, unknown>) => api.post("/v1/balances.track", { customer_id: ids.customer_id, overage_behavior: "reject", ...body });
+    expect(await track({ feature_id: ids.metered_feature_id, value: before + 5 })).toMatchObject({ status: 400, body: { code: "insufficient_balance" } });
+    expect(await remaining()).toBe(before);
+    expect((await track({ feature_id: ids.metered_feature_id, value: 1 })).body.balance).toMatchObject({ remaining: before - 1 });
+    expect((await track({ event_name: "message.sent" })).status).toBe(400);
+  });
+
   it("track: with a lock the value is held, not committed, until finalize confirms it", async () => {
     const before = await remaining();
     const held = await api.post("/v1/balances.track", { customer_id: ids.customer_id, feature_id: ids.metered_feature_id, value: 6, lock: { lock_id: "track-lock", enabled: true } });

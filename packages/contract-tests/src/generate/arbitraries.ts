@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { JsonObject, OpenApiValidators, UrlRule, WalkedOperation, XRule } from "@api-contracts/contract-core";
+import { pathRegexProblem, type JsonObject, type OpenApiValidators, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
 import { viewOf, withBranch, type SchemaView } from "./schema-view.js";
 
 /** A request as the generator makes it: every parameter as the string that goes on the wire. */
@@ -55,8 +55,16 @@ function numberArbitrary(view: SchemaView): fc.Arbitrary<number> {
   return Math.ceil(lower ?? -1_000) <= Math.floor(upper ?? 1_000_000) ? fc.oneof(small, double) : double;
 }
 
+/**
+ * Regular expressions in the syntax both Firecrawl's crawler (Rust's `regex`, Unicode off) and a
+ * JavaScript `RegExp` compile: literals (non-ASCII ones outside classes), ASCII classes, counted
+ * repetitions, non-capturing and named groups, escaped punctuation.
+ */
 function regexArbitrary(): fc.Arbitrary<string> {
-  const piece = fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), fc.constantFrom(".*", "\\d+", "[a-z]+", "(blog|docs)", "^/", "$", "/", "\\.html"));
+  const piece = fc.oneof(
+    fc.stringMatching(/^[a-z0-9_-]{1,8}$/),
+    fc.constantFrom(".*", "\\d+", "[a-z]+", "[^/]+", "(blog|docs)", "(?:v1|v2)", "(?<slug>[\\w-]+)", "[0-9]{1,3}", "^/", "$", "/", "\\.html", "\\-", "über", "[[:alpha:]]"),
+  );
   return fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(""));
 }
 
@@ -158,6 +166,7 @@ function objectArbitrary(view: SchemaView, ctx: GeneratorContext, depth: number)
   const windows = ruleFor("time-window");
   const urls = ruleFor("url");
   const lengths = ruleFor("utf16-length");
+  const patternLists = ruleFor("path-regex");
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const key of keys) {
     const window = windows.get(key);
@@ -165,6 +174,7 @@ function objectArbitrary(view: SchemaView, ctx: GeneratorContext, depth: number)
     const url = urls.get(key);
     const length = lengths.get(key);
     if (window) model[key] = timeWindowArbitrary(window, ctx);
+    else if (patternLists.has(key) && pointers) model[key] = patternListArbitrary(viewOf(ctx.document, pointers));
     else if (url && pointers) {
       const member = viewOf(ctx.document, pointers);
       // A member of several forms (a URL string or an object): the rule makes the strings, the other forms as usual.
@@ -183,6 +193,12 @@ function objectArbitrary(view: SchemaView, ctx: GeneratorContext, depth: number)
   const values = view.additional === true ? fc.jsonValue({ maxDepth: 3 }) : valueArbitrary(viewOf(ctx.document, view.additional), ctx, depth + 1);
   const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 16 }).filter((k) => !keys.includes(k) && k !== "__proto__"), values, { maxKeys: 5 });
   return fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
+}
+
+/** A member under a `path-regex` rule: a list of patterns both engines compile (a named group at most once in each). */
+function patternListArbitrary(view: SchemaView): fc.Arbitrary<string[]> {
+  const pattern = regexArbitrary().filter((value) => pathRegexProblem(value) === undefined);
+  return fc.array(pattern, { minLength: view.minItems ?? 0, maxLength: Math.max(view.minItems ?? 0, Math.min(view.maxItems ?? 4, 4)) });
 }
 
 /** A member under a `url` rule: one URL, or a list of them; real values from the fixtures now and then. */

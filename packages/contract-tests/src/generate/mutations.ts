@@ -1,4 +1,4 @@
-import { acceptsUrl, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
+import { acceptsUrl, pathRegexProblem, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
 import { viewOf, withBranch, jsonType, type SchemaView } from "./schema-view.js";
 import { wireString, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
 
@@ -77,6 +77,13 @@ function urlBreaks(rule: UrlRule, current: unknown): unknown[] {
   return Array.isArray(current) ? refused.map((url) => [...current, url]) : refused;
 }
 
+/**
+ * Patterns a JavaScript `RegExp` may take that Firecrawl's crawler refuses, or the other way round:
+ * look-around, a back-reference, a Unicode class, a non-ASCII character in a class, a `{` that is no
+ * counted repetition, an escape Rust does not know, inline flags.
+ */
+const REFUSED_PATTERNS = ["(?=a)", "(a)\\1", "\\p{L}", "[é]", "/api/{id}", "\\e", "(?i)blog"];
+
 function xRuleBreaks(rule: XRule, object: Record<string, unknown>, now: number): unknown[] {
   switch (rule.rule) {
     case "time-window": {
@@ -90,6 +97,10 @@ function xRuleBreaks(rule: XRule, object: Record<string, unknown>, now: number):
       return [{ type: "object", properties: { data: { type: "object", additionalProperties: true } } }];
     case "url":
       return urlBreaks(rule, object[rule.member]);
+    case "path-regex": {
+      const current = Array.isArray(object[rule.member]) ? (object[rule.member] as unknown[]) : [];
+      return REFUSED_PATTERNS.filter((pattern) => pathRegexProblem(pattern) !== undefined).map((pattern) => [...current, pattern]);
+    }
     case "utf16-length":
       // Characters outside the BMP: within maxLength in code points, over it in UTF-16 code units.
       return rule.maxLength === undefined || rule.maxLength < 2 ? [] : ["\u{1F600}".repeat(Math.floor(rule.maxLength / 2) + 1)];

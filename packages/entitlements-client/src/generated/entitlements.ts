@@ -701,6 +701,7 @@ export interface components {
          *     |---|---|---|
          *     | 400 | `invalid_inputs` | The body fails validation (the message names the field). |
          *     | 400 | `invalid_request` | The request is well-formed but cannot be applied, for example a finalize of an unknown lock. |
+         *     | 400 | `insufficient_balance` | A track with `overage_behavior: reject` asks for more than the balance holds; nothing is recorded. |
          *     | 400 | `invalid_api_version` | The `x-api-version` header is malformed or names an unknown version. |
          *     | 401 | `no_secret_key` | No bearer token. |
          *     | 401 | `invalid_secret_key` | Unknown key. |
@@ -723,6 +724,7 @@ export interface components {
              *     new codes may be added, so accept any string.
              * @example invalid_inputs
              * @example invalid_request
+             * @example insufficient_balance
              * @example invalid_api_version
              * @example no_secret_key
              * @example invalid_secret_key
@@ -1206,7 +1208,8 @@ export interface components {
          * TrackRequest
          * @description Body of a track call. Name the usage with exactly one of a non-empty `feature_id` or
          *     `event_name`; sending both or neither is `400 invalid_inputs` (an empty `feature_id` counts as
-         *     absent). Members the service does not declare are ignored.
+         *     absent). Members the service does not declare are ignored. `overage_behavior: reject` goes with
+         *     `feature_id`, or with `event_name` only when `async` is true.
          */
         TrackRequest: {
             /**
@@ -1256,10 +1259,16 @@ export interface components {
             lock?: components["schemas"]["TrackLock"];
             /**
              * @description Beyond the seed: what happens when the value is larger than the remaining balance: `cap`
-             *     deducts at most what remains, `overflow` lets the balance go past it.
+             *     (the default) deducts at most what remains, `overflow` lets the balance go past it, `reject`
+             *     records nothing and answers `400 insufficient_balance`. `reject` is refused together with
+             *     `event_name` unless `async` is true (`400 invalid_request`); a queued track with both is
+             *     answered `202` and then dropped, as the service refuses it when it applies it.
+             *
+             *     Live service: `reject` is a value the service marks internal and leaves out of its published
+             *     description; it accepts it all the same.
              * @enum {string}
              */
-            overage_behavior?: "cap" | "overflow";
+            overage_behavior?: "cap" | "overflow" | "reject";
             /** @description Free-form key/value data stored with the usage event (for example a model name or request id). */
             properties?: {
                 [key: string]: unknown;
@@ -1576,7 +1585,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request is invalid. `code` is `invalid_inputs` (body fails validation, both or neither of `feature_id` and `event_name`, `timestamp` in the future) or `invalid_api_version` (bad `x-api-version` header). */
+        /** @description The request is invalid or cannot be applied. `code` is `invalid_inputs` (body fails validation, both or neither of `feature_id` and `event_name`, `timestamp` in the future), `invalid_request` (`overage_behavior: reject` with `event_name` on a track that is not `async`), `insufficient_balance` (`overage_behavior: reject` and the value is larger than the remaining balance; nothing is recorded) or `invalid_api_version` (bad `x-api-version` header). */
         TrackBadRequest: {
             headers: {
                 [name: string]: unknown;

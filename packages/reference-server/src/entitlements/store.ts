@@ -19,6 +19,7 @@ type Interval = NonNullable<ProductItem["interval"]>;
 type EntitlementsErrorCode =
   | "invalid_inputs"
   | "invalid_request"
+  | "insufficient_balance"
   | "customer_not_found"
   | "feature_not_found"
   | "entity_not_found"
@@ -504,6 +505,10 @@ export class EntitlementsStore {
       // A boolean feature has no balance: its usage event is recorded with nothing to draw.
       const account = feature.type === "boolean" ? undefined : holder.accounts.get(feature.id);
       this.tick(account);
+      // `reject` records nothing when the value does not fit, as live.
+      if (account && req.overage_behavior === "reject" && requested > 0 && !EntitlementsStore.unlimited(account) && requested > EntitlementsStore.remaining(account)) {
+        throw new EntitlementsError(400, "insufficient_balance", `Insufficient balance to deduct ${requested} from ${featureId !== undefined ? `feature ${featureId}` : `event ${eventName}`}`);
+      }
       // `cap` never draws more than what is left; the answer reports what was recorded.
       const amount = account && req.overage_behavior === "cap" && requested > 0 && !EntitlementsStore.unlimited(account) ? Math.min(requested, EntitlementsStore.remaining(account)) : requested;
       return { feature, account, amount };

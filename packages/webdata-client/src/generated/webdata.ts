@@ -564,6 +564,7 @@ export interface components {
             delay?: number;
             /**
              * @description URL pathname regular expressions; a discovered URL that matches any of them is not crawled.
+             *     The patterns are those of `includePaths` (see there).
              * @default []
              * @example [
              *       "^/blog/.*",
@@ -586,6 +587,18 @@ export interface components {
              * @description URL pathname regular expressions; when the list is not empty only URLs matching at least one of
              *     them are crawled. The starting URL is checked too: if it does not match, the crawl may return
              *     0 pages.
+             *
+             *     Each pattern must compile in the crawler's regular expressions (Rust's `regex` syntax, RE2
+             *     style, matched against the percent-encoded ASCII URL with Unicode off) and as a JavaScript
+             *     `RegExp` without flags: no look-around (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`), no
+             *     back-references (`\1`, `\k<name>`), no `\p{…}` classes, no non-ASCII character inside
+             *     `[…]`, no inline flags (`(?i)`), no escape Rust does not know (`\e`), and a `{` only as a
+             *     counted repetition (`{2}`, `{1,3}`). `^/blog/.*$` and `[a-z]+` are accepted.
+             *
+             *     Live service: a pattern the crawler's engine refuses is `400` with `code: BAD_REQUEST` and a
+             *     `details` entry at `includePaths` (or `excludePaths`) naming the pattern and the engine's
+             *     reason; one only the JavaScript `RegExp` refuses (`(?i)blog`) is `400 {"success": false,
+             *     "error": "Invalid regular expression: …"}`.
              * @default []
              * @example [
              *       "^/docs/.*"
