@@ -1,7 +1,9 @@
+import type { LookupFunction } from "node:net";
+
 /** Where the built pages live: the package's dist/ folder. */
 export declare const defaultRoot: string;
 
-/** The server's limits (see the README's table); the timeouts are the defaults of the options below. */
+/** The server's limits (see the README's tables); the timeouts and the relay's concurrency are the defaults of the options below. */
 export declare const limits: Readonly<{
   maxUrlLength: number;
   maxHeaderSize: number;
@@ -9,10 +11,26 @@ export declare const limits: Readonly<{
   requestTimeout: number;
   idleTimeout: number;
   keepAliveTimeout: number;
+  /** Largest request body the relay forwards (1 MiB). */
+  relayRequestBody: number;
+  /** Largest answer body the relay brings back (8 MiB). */
+  relayResponseBody: number;
+  /** Milliseconds a relayed exchange may take (30 000). */
+  relayTimeout: number;
+  /** Relayed exchanges in flight at once (16). */
+  relayConcurrency: number;
+  /** Bytes of a refused request's body read and dropped before the connection is cut (8 MiB). */
+  relayDiscard: number;
 }>;
 
 /** Maps a request path to a file inside root, or null when it would leave root; throws URIError on bad percent-encoding. */
 export declare function resolveInside(root: string, pathname: string): string | null;
+
+/** A server running for one API, as `/_console/config.json` lists it: the mock's URL, or the reference implementation's. */
+export interface ConsoleTarget {
+  mock?: string;
+  reference?: string;
+}
 
 export interface DocsServerOptions {
   /** Interface to listen on. Default 127.0.0.1. */
@@ -27,6 +45,21 @@ export interface DocsServerOptions {
   requestTimeout?: number;
   /** Milliseconds a connection may make no progress before it is closed. Default 60 000. */
   idleTimeout?: number;
+  /**
+   * The servers running for each API, by the registry's API name: listed by `/_console/config.json`,
+   * and the served pages, landing page and descriptions name them instead of the local server the
+   * build wrote (`http://127.0.0.1:<registry port>`). Without it, `config.json` has no `targets` and
+   * the pages are served as built.
+   */
+  targets?: Record<string, ConsoleTarget>;
+  /** Hosts (names or IP addresses) the relay may send to besides this machine's loopback addresses. Default none. */
+  allowRelayHosts?: readonly string[];
+  /** Milliseconds a relayed exchange may take, from sending it to the answer's last byte (504 after). Default 30 000. */
+  relayTimeout?: number;
+  /** Relayed exchanges in flight at once; more are refused with 503. Default 16. */
+  relayConcurrency?: number;
+  /** How the relay resolves a target's name (default `node:dns` `lookup`); a name not allowed by `allowRelayHosts` must resolve to a loopback address. */
+  lookup?: LookupFunction;
 }
 
 export interface DocsServer {
@@ -36,5 +69,5 @@ export interface DocsServer {
   close(): Promise<void>;
 }
 
-/** Serves the built docs over HTTP. */
+/** Serves the built docs over HTTP, the console's configuration, and the console's relay. */
 export declare function startDocsServer(options?: DocsServerOptions): Promise<DocsServer>;

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // A small static file server for the built docs (dist/), used by `npm start` here and at the
-// repository root. It serves regular files from inside its root only, and answers everything else
-// (hostile or broken requests included) with a short plain-text error.
-import { constants } from "node:fs";
+// repository root. It serves regular files from inside its root only, the docs console's
+// configuration, and the console's relay to targets that send no CORS headers; it answers
+// everything else (hostile or broken requests included) with a short plain-text error.
+import { lookup as dnsLookup } from "node:dns";
+import { constants, readFileSync } from "node:fs";
 import { open, realpath } from "node:fs/promises";
-import { createServer, STATUS_CODES } from "node:http";
+import { createServer, request as httpRequest, STATUS_CODES } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { BlockList, isIP } from "node:net";
 import path from "node:path";
 import { pipeline } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 export const defaultRoot = path.join(packageDir, "dist");
@@ -26,6 +31,16 @@ export const limits = Object.freeze({
   idleTimeout: 60_000,
   /** Milliseconds an idle keep-alive connection is kept open. */
   keepAliveTimeout: 5_000,
+  /** Largest request body the relay forwards, in bytes. */
+  relayRequestBody: 1024 * 1024,
+  /** Largest answer body the relay brings back, in bytes. */
+  relayResponseBody: 8 * 1024 * 1024,
+  /** Milliseconds a relayed exchange may take, from sending it to the answer's last byte. */
+  relayTimeout: 30_000,
+  /** Relayed exchanges in flight at once; more are refused with 503. */
+  relayConcurrency: 16,
+  /** Bytes of a refused request's body read and dropped (so that its client reads the refusal) before the connection is cut. */
+  relayDiscard: 8 * 1024 * 1024,
 });
 
 const ALLOW = "GET, HEAD";
@@ -176,19 +191,16 @@ function declaresBody(req) {
 }
 
 /**
- * Answers one request that the HTTP parser accepted.
- * @param {string} absoluteRoot
+ * Answers one request for a file that the HTTP parser accepted.
+ * @param {{ root: string, rewrite: ((text: string) => string) | null }} site the absolute root, and what
+ *   changes the text of the pages, descriptions and landing page on their way out
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
  */
-async function serve(absoluteRoot, req, res) {
+async function serve({ root: absoluteRoot, rewrite }, req, res) {
   // Whatever body the client sends is never read: closing is cheaper than draining it.
   const close = declaresBody(req);
   const target = req.url ?? "/";
-  if (target.length > limits.maxUrlLength) {
-    sendText(res, 414, { close: true });
-    return;
-  }
   if (req.method !== "GET" && req.method !== "HEAD") {
     sendText(res, 405, { headers: { allow: ALLOW }, close });
     return;
@@ -213,12 +225,26 @@ async function serve(absoluteRoot, req, res) {
     sendText(res, 404);
     return;
   }
+  const extension = path.extname(opened.name).toLowerCase();
+  /** @type {Buffer | null} */
+  let rewritten = null;
+  if (rewrite !== null && REWRITTEN_EXTENSIONS.has(extension)) {
+    try {
+      rewritten = Buffer.from(rewrite(await opened.handle.readFile("utf8")));
+    } finally {
+      await opened.handle.close();
+    }
+  }
   res.writeHead(200, {
-    "content-type": contentTypes[path.extname(opened.name).toLowerCase()] ?? "application/octet-stream",
-    "content-length": opened.size,
+    "content-type": contentTypes[extension] ?? "application/octet-stream",
+    "content-length": rewritten?.length ?? opened.size,
     "cache-control": "no-cache",
     "x-content-type-options": "nosniff",
   });
+  if (rewritten !== null) {
+    res.end(req.method === "HEAD" ? undefined : rewritten);
+    return;
+  }
   if (req.method === "HEAD") {
     await opened.handle.close();
     res.end();
@@ -228,9 +254,415 @@ async function serve(absoluteRoot, req, res) {
   pipeline(opened.handle.createReadStream(), res, () => {});
 }
 
+// ---------------------------------------------------------------------------------------------
+// The relay: the docs console's requests to a target that sends no CORS headers go through here.
+
+const RELAY_PREFIX = "/_relay";
+const CONSOLE_CONFIG = "/_console/config.json";
+
+const loopback = new BlockList();
+loopback.addSubnet("127.0.0.0", 8, "ipv4");
+loopback.addAddress("::1", "ipv6");
+
+/**
+ * @param {string} address an IP address, IPv6 without brackets
+ */
+function isLoopbackAddress(address) {
+  const family = isIP(address);
+  return family !== 0 && loopback.check(address, family === 4 ? "ipv4" : "ipv6");
+}
+
+/** @param {string} hostname as `URL` gives it: IPv6 in brackets */
+const bareHost = (hostname) => hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+
+/** RFC 9110 §7.6.1: meaningful for one connection only, so never passed on (nor are the headers `Connection` names). */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"]);
+// The browser's request to the docs is not the request to the target: its cookies, origin and
+// fetch metadata belong to the docs page, and the body is sent with a length of the relay's own.
+const NOT_RELAYED_IN_REQUESTS = /^(?:host|origin|referer|cookie|content-length|expect|x-relay-.*|sec-fetch-.*)$/;
+// A target's cookie would be set on the docs' origin. (A Location would be followed by the browser
+// itself, to the docs' origin or past the relay: it comes back renamed.)
+const NOT_RELAYED_IN_ANSWERS = /^set-cookie$/;
+
+/**
+ * Raw header pairs without the hop-by-hop ones, those `Connection` lists and those `drop` matches.
+ * @param {string[]} raw `[name, value, name, value, ...]`
+ * @param {RegExp} drop
+ * @returns {Array<[string, string]>}
+ */
+function endToEnd(raw, drop) {
+  /** @type {Array<[string, string]>} */
+  const pairs = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i] ?? "", raw[i + 1] ?? ""]);
+  const listed = new Set(pairs.filter(([name]) => name.toLowerCase() === "connection").flatMap(([, value]) => value.split(",").map((token) => token.trim().toLowerCase())));
+  return pairs.filter(([name]) => {
+    const lower = name.toLowerCase();
+    return !HOP_BY_HOP.has(lower) && !listed.has(lower) && !drop.test(lower);
+  });
+}
+
+/**
+ * The relay's own failures: a code for `X-Relay-Error`, a status, and a sentence that names no part
+ * of the request (a key, a target's credentials) so that none is ever echoed.
+ * @typedef {"forbidden-origin" | "forbidden-host" | "bad-target" | "too-large" | "timeout" | "unreachable" | "busy"} RelayErrorCode
+ */
+
+/**
+ * @param {import("node:http").ServerResponse} res
+ * @param {RelayErrorCode} code
+ * @param {number} status
+ * @param {string} sentence
+ * @param {Record<string, string>} [headers]
+ */
+function relayRefusal(res, code, status, sentence, headers = {}) {
+  if (res.headersSent || res.destroyed) return;
+  const body = JSON.stringify({ relayError: sentence });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(Buffer.byteLength(body)),
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "x-relay-error": code,
+    ...headers,
+  });
+  res.end(body);
+}
+
+/**
+ * Reads and drops what is left of a refused request's body, so that its client (a browser still
+ * sending) reads the refusal instead of a reset; past `maxBytes` the connection is cut.
+ * @param {import("node:http").IncomingMessage} req
+ * @param {number} maxBytes
+ */
+function discardRest(req, maxBytes) {
+  if (req.complete) return;
+  let dropped = 0;
+  req.on("data", (/** @type {Buffer} */ chunk) => {
+    dropped += chunk.length;
+    if (dropped > maxBytes) req.socket.destroy();
+  });
+}
+
+/**
+ * Whether a `Host` header can only be this machine's name for the docs: an IP literal or
+ * `localhost`. A page on another site can point a name of its own at 127.0.0.1 (DNS rebinding)
+ * and would then count as same-origin; it cannot send such a Host.
+ * @param {string | undefined} host
+ */
+function isDirectHost(host) {
+  if (!host) return false;
+  try {
+    const name = bareHost(new URL(`http://${host}`).hostname);
+    return name === "localhost" || isIP(name) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a request comes from a page this server served (or from a program, which sends neither
+ * `Origin` nor `Sec-Fetch-Site`, and could reach the target itself). A page on another origin can
+ * send no `X-Relay-Target` without a CORS preflight, which the relay never grants; these checks
+ * refuse it even where a browser would skip one.
+ * @param {import("node:http").IncomingMessage} req
+ */
+function isSameOriginCaller(req) {
+  const host = req.headers.host;
+  if (!isDirectHost(host)) return false;
+  const site = req.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin") return false;
+  const origin = req.headers.origin;
+  return origin === undefined || origin.toLowerCase() === `http://${host?.toLowerCase()}`;
+}
+
+/**
+ * The base URL of `X-Relay-Target`, or null when it is missing or not an http(s) URL without
+ * credentials, query or fragment.
+ * @param {string | string[] | undefined} header
+ */
+function relayTarget(header) {
+  if (typeof header !== "string") return null;
+  let url;
+  try {
+    url = new URL(header);
+  } catch {
+    return null;
+  }
+  const plain = (url.protocol === "http:" || url.protocol === "https:") && !url.username && !url.password && !url.search && !url.hash;
+  return plain ? url : null;
+}
+
+/**
+ * The address to connect to for a target's host: the host itself when it is an IP address, else
+ * the first address its name resolves to; for a host not explicitly allowed, only a loopback
+ * address will do. The connection is made to this address (the name goes only into `Host` and
+ * TLS), so a name cannot resolve to loopback for the check and elsewhere for the connection, and
+ * no runtime's own resolution is trusted with the rule.
+ * @param {string} host without brackets
+ * @param {boolean} explicitlyAllowed
+ * @param {import("node:net").LookupFunction} lookup
+ * @returns {Promise<{ address: string } | { refusal: "forbidden-host" | "unreachable", code?: string }>}
+ */
+function addressFor(host, explicitlyAllowed, lookup) {
+  const acceptable = (/** @type {string} */ address) => explicitlyAllowed || isLoopbackAddress(address);
+  if (isIP(host) !== 0) return Promise.resolve(acceptable(host) ? { address: host } : { refusal: "forbidden-host" });
+  return new Promise((resolve) => {
+    lookup(host, { all: true }, (error, addresses) => {
+      if (error) return resolve({ refusal: "unreachable", code: /** @type {NodeJS.ErrnoException} */ (error).code });
+      const usable = /** @type {import("node:dns").LookupAddress[]} */ (addresses).find((entry) => acceptable(entry.address));
+      resolve(usable ? { address: usable.address } : { refusal: "forbidden-host" });
+    });
+  });
+}
+
+/**
+ * @typedef {{ mock?: string, reference?: string }} ConsoleTarget
+ * @typedef {{
+ *   allowRelayHosts: readonly string[],
+ *   lookup: import("node:net").LookupFunction,
+ *   timeout: number,
+ *   concurrency: number,
+ * }} RelayOptions
+ */
+
+/**
+ * The relay's handler: `<METHOD> /_relay<path>?<query>` with `X-Relay-Target: <base URL>` is sent
+ * to `<base URL><path>?<query>`, and the target's answer comes back with `X-Relay: 1`.
+ * @param {RelayOptions} options
+ */
+function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
+  const allowed = new Set(allowRelayHosts.map((host) => bareHost(host)));
+  let inFlight = 0;
+
+  /**
+   * @param {import("node:http").IncomingMessage} req
+   * @param {import("node:http").ServerResponse} res
+   * @param {string} rest what follows `/_relay` in the request target: "", "/path" or "?query" and more
+   */
+  async function relay(req, res, rest) {
+    /** @type {(code: RelayErrorCode, status: number, sentence: string, headers?: Record<string, string>) => void} */
+    const refuse = (code, status, sentence, headers) => {
+      relayRefusal(res, code, status, sentence, headers);
+      discardRest(req, limits.relayDiscard);
+    };
+    if (!isSameOriginCaller(req)) {
+      return refuse("forbidden-origin", 403, "Only the pages this docs server serves may use its relay.");
+    }
+    const target = relayTarget(req.headers["x-relay-target"]);
+    if (target === null) {
+      return refuse("bad-target", 400, "X-Relay-Target must be an http or https base URL without credentials, query or fragment.");
+    }
+    if (inFlight >= concurrency) {
+      return refuse("busy", 503, `The relay already carries ${concurrency} requests; try again when one ends.`, { "retry-after": "1" });
+    }
+    if (Number(req.headers["content-length"] ?? 0) > limits.relayRequestBody) {
+      return refuse("too-large", 413, `The request body is larger than the relay forwards (${limits.relayRequestBody} bytes).`);
+    }
+    inFlight++;
+    try {
+      const host = bareHost(target.hostname);
+      /** @type {NodeJS.Timeout | undefined} */
+      let clock;
+      const resolved = await Promise.race([
+        addressFor(host, allowed.has(host), lookup),
+        new Promise((resolve) => (clock = setTimeout(resolve, timeout, /** @type {const} */ ({ refusal: "timeout" })))),
+      ]).finally(() => clearTimeout(clock));
+      if ("refusal" in resolved) {
+        if (resolved.refusal === "forbidden-host") {
+          return refuse("forbidden-host", 403, "The relay sends only to this machine (loopback addresses); allow another host with --allow-relay-host.");
+        }
+        if (resolved.refusal === "timeout") return refuse("timeout", 504, `The target's name was not resolved within ${timeout} ms.`);
+        return refuse("unreachable", 502, `The target's name could not be resolved${errorCode(resolved.code)}.`);
+      }
+      const body = await readUpTo(req, limits.relayRequestBody);
+      if (body === null) {
+        return refuse("too-large", 413, `The request body is larger than the relay forwards (${limits.relayRequestBody} bytes).`);
+      }
+      const answer = await send(req, { target, address: resolved.address, rest, body, timeout }, res);
+      if (res.destroyed) return;
+      if ("refusal" in answer) return refuse(...answer.refusal);
+      // An answer that has no body keeps the target's Content-Length (a HEAD's names the GET's body).
+      const bodiless = req.method === "HEAD" || answer.status === 204 || answer.status === 304;
+      res.writeHead(answer.status, [
+        ...answer.headers.flatMap(([name, value]) => {
+          const lower = name.toLowerCase();
+          if (lower === "location") return ["x-relay-location", value];
+          return lower === "content-length" && !bodiless ? [] : [name, value];
+        }),
+        ...(bodiless ? [] : ["content-length", String(answer.body.length)]),
+        "x-relay",
+        "1",
+        "vary",
+        "X-Relay-Target",
+      ]);
+      res.end(bodiless ? undefined : answer.body);
+    } finally {
+      inFlight--;
+    }
+  }
+
+  return relay;
+}
+
+/**
+ * A system error's code for a sentence (` (ECONNREFUSED)`), or nothing when there is none.
+ * @param {string | undefined} code
+ */
+const errorCode = (code) => (typeof code === "string" && /^[A-Z_]{2,40}$/.test(code) ? ` (${code})` : "");
+
+/**
+ * The request's body, or null once it is over `maxBytes` (what is left is then not read here).
+ * @param {import("node:http").IncomingMessage} req
+ * @param {number} maxBytes
+ * @returns {Promise<Buffer | null>}
+ */
+async function readUpTo(req, maxBytes) {
+  /** @type {Buffer[]} */
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+    size += chunk.length;
+    if (size > maxBytes) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Sends one request to the target and reads its answer whole, within the relay's bounds.
+ * @param {import("node:http").IncomingMessage} req
+ * @param {{ target: URL, address: string, rest: string, body: Buffer, timeout: number }} exchange
+ * @param {import("node:http").ServerResponse} res the caller's answer: when it goes away, so does the request
+ * @returns {Promise<{ status: number, headers: Array<[string, string]>, body: Buffer } | { refusal: [RelayErrorCode, number, string] }>}
+ */
+function send(req, { target, address, rest, body, timeout }, res) {
+  const basePath = target.pathname.replace(/\/+$/, "");
+  // Given as a list, the headers keep their order and case; Node then adds no Host of its own.
+  const headers = [["host", target.host], ...endToEnd(req.rawHeaders, NOT_RELAYED_IN_REQUESTS)];
+  if (body.length > 0) headers.push(["content-length", String(body.length)]);
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let upstream;
+    try {
+      upstream = (target.protocol === "https:" ? httpsRequest : httpRequest)({
+        protocol: target.protocol,
+        hostname: address,
+        // The certificate is checked against the name, and the name is what SNI sends.
+        servername: isIP(bareHost(target.hostname)) === 0 ? bareHost(target.hostname) : undefined,
+        port: target.port || undefined,
+        method: req.method,
+        path: `${basePath}${rest.startsWith("?") ? "/" : ""}${rest}` || "/",
+        headers: headers.flat(),
+        agent: false,
+      });
+    } catch {
+      // Node refuses a path or header value it cannot send (ERR_UNESCAPED_CHARACTERS, ERR_INVALID_CHAR).
+      return resolve({ refusal: ["bad-target", 400, "The request cannot be sent to the target as it is."] });
+    }
+    const clock = setTimeout(() => {
+      timedOut = true;
+      upstream.destroy();
+    }, timeout);
+    const stop = () => upstream.destroy();
+    res.once("close", stop);
+    /** @param {Parameters<typeof resolve>[0]} outcome */
+    const finish = (outcome) => {
+      clearTimeout(clock);
+      res.off("close", stop);
+      resolve(outcome);
+    };
+    const failed = (/** @type {Error & { code?: string }} */ error) => {
+      if (timedOut) return finish({ refusal: ["timeout", 504, `The target did not answer within ${timeout} ms.`] });
+      finish({ refusal: ["unreachable", 502, `The target could not be reached${errorCode(error.code)}.`] });
+    };
+    upstream.on("error", failed);
+    upstream.on("response", (answer) => {
+      // A target that goes away (or is cut off by the clock) in the middle of its body.
+      answer.on("error", failed);
+      /** @type {Buffer[]} */
+      const chunks = [];
+      let size = 0;
+      answer.on("data", (/** @type {Buffer} */ chunk) => {
+        size += chunk.length;
+        if (size > limits.relayResponseBody) {
+          finish({ refusal: ["too-large", 502, `The target's answer is larger than the relay brings back (${limits.relayResponseBody} bytes).`] });
+          upstream.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      answer.on("end", () => finish({ status: answer.statusCode ?? 502, headers: endToEnd(answer.rawHeaders, NOT_RELAYED_IN_ANSWERS), body: Buffer.concat(chunks, size) }));
+    });
+    upstream.end(body.length > 0 ? body : undefined);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pages follow the ports: the built pages list each API's local server at its registry port,
+// and the servers actually running may listen elsewhere.
+
+/** The files whose text names the local servers: the pages, the landing page and the descriptions. */
+const REWRITTEN_EXTENSIONS = new Set([".html", ".json", ".yaml", ".yml"]);
+
+/**
+ * The origins the built description of each API names for a server on this machine (read from
+ * `<root>/<api>.openapi.json`, the file the pages were built from), each mapped to the origin of the
+ * server running for that API; null when nothing differs.
+ * @param {string} root
+ * @param {Record<string, ConsoleTarget>} targets
+ * @returns {((text: string) => string) | null}
+ */
+function serverRewrite(root, targets) {
+  /** @type {Map<string, string>} */
+  const moved = new Map();
+  for (const [name, target] of Object.entries(targets)) {
+    const running = target.mock ?? target.reference;
+    if (running === undefined) continue;
+    let document;
+    try {
+      document = JSON.parse(readFileSync(path.join(root, `${name}.openapi.json`), "utf8"));
+    } catch {
+      continue;
+    }
+    for (const server of Array.isArray(document?.servers) ? document.servers : []) {
+      let documented;
+      try {
+        documented = new URL(server.url);
+      } catch {
+        continue;
+      }
+      const local = bareHost(documented.hostname) === "localhost" || isLoopbackAddress(bareHost(documented.hostname));
+      const to = new URL(running).origin;
+      if (local && documented.origin !== to) moved.set(documented.origin, to);
+    }
+  }
+  if (moved.size === 0) return null;
+  // Origins end where a port's digits do: :4010 must not match inside :40100.
+  const pattern = new RegExp(`(?:${[...moved.keys()].map((origin) => origin.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?![0-9])`, "g");
+  return (text) => text.replace(pattern, (origin) => moved.get(origin) ?? origin);
+}
+
+/**
+ * `/_console/config.json`: where the console sends its requests, and the servers running for each API.
+ * @param {Record<string, ConsoleTarget> | undefined} targets
+ */
+function consoleConfig(targets) {
+  return Buffer.from(`${JSON.stringify({ relay: RELAY_PREFIX, ...(targets ? { targets } : {}) })}\n`);
+}
+
+/**
+ * What follows `/_relay` in a request target ("", "/path…" or "?query"), or null for any other target.
+ * @param {string} target
+ */
+function relayedPart(target) {
+  if (!target.startsWith(RELAY_PREFIX)) return null;
+  const rest = target.slice(RELAY_PREFIX.length);
+  return rest === "" || rest.startsWith("/") || rest.startsWith("?") ? rest : null;
+}
+
 /**
  * Starts the docs server.
- * @param {{ host?: string, port?: number, root?: string, headersTimeout?: number, requestTimeout?: number, idleTimeout?: number }} [options]
+ * @param {import("./server.d.mts").DocsServerOptions} [options]
  * @returns {Promise<{ url: string, port: number, close(): Promise<void> }>}
  */
 export async function startDocsServer({
@@ -240,12 +672,36 @@ export async function startDocsServer({
   requestTimeout = limits.requestTimeout,
   headersTimeout = limits.headersTimeout,
   idleTimeout = limits.idleTimeout,
+  targets,
+  allowRelayHosts = [],
+  relayTimeout = limits.relayTimeout,
+  relayConcurrency = limits.relayConcurrency,
+  lookup = dnsLookup,
 } = {}) {
   const absoluteRoot = path.resolve(root);
+  const site = { root: absoluteRoot, rewrite: targets ? serverRewrite(absoluteRoot, targets) : null };
+  const config = consoleConfig(targets);
+  const relay = createRelay({ allowRelayHosts, lookup, timeout: relayTimeout, concurrency: relayConcurrency });
   // Node refuses a header timeout longer than the request timeout.
   const headersLimit = Math.min(headersTimeout, requestTimeout);
   /** Sockets with an answer in progress: an error on them must not write a second answer. */
   const answering = new WeakSet();
+
+  /**
+   * @param {import("node:http").IncomingMessage} req
+   * @param {import("node:http").ServerResponse} res
+   */
+  async function route(req, res) {
+    const target = req.url ?? "/";
+    if (target.length > limits.maxUrlLength) return sendText(res, 414, { close: true });
+    const relayed = relayedPart(target);
+    if (relayed !== null) return relay(req, res, relayed);
+    if (targetPath(target) === CONSOLE_CONFIG && (req.method === "GET" || req.method === "HEAD") && !declaresBody(req)) {
+      res.writeHead(200, { "content-type": contentTypes[".json"], "content-length": config.length, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+      return void res.end(req.method === "HEAD" ? undefined : config);
+    }
+    return serve(site, req, res);
+  }
 
   const server = createServer(
     {
@@ -261,7 +717,7 @@ export async function startDocsServer({
     (req, res) => {
       answering.add(req.socket);
       res.once("close", () => answering.delete(req.socket));
-      serve(absoluteRoot, req, res).catch(() => {
+      route(req, res).catch(() => {
         // Not expected; but an unhandled rejection would stop the server for every other reader.
         if (res.headersSent) res.destroy();
         else sendText(res, 500, { close: true });
@@ -301,9 +757,11 @@ export async function startDocsServer({
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // node server.mjs [--allow-relay-host <host>]...   (PORT sets the port, default 4000)
+  const { values } = parseArgs({ options: { "allow-relay-host": { type: "string", multiple: true, default: [] } } });
   const port = process.env.PORT ? Number(process.env.PORT) : 4000;
   // No top-level await here: it would make `require()` of this module fail (ERR_REQUIRE_ASYNC_MODULE).
-  startDocsServer({ port }).then(
+  startDocsServer({ port, allowRelayHosts: values["allow-relay-host"] }).then(
     (docs) => {
       console.log(`docs: ${docs.url}`);
       const stop = () => {

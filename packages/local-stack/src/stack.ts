@@ -68,6 +68,11 @@ export interface LocalStackOptions {
   docsPort?: number;
   /** Serve the reference implementation instead of the mocks. */
   stateful?: boolean;
+  /**
+   * Hosts the docs console's relay may send to besides this machine (names or IP addresses); by
+   * default it sends to loopback addresses only.
+   */
+  allowRelayHosts?: readonly string[];
 }
 
 export interface LocalStack {
@@ -91,14 +96,39 @@ export async function startTogether(named: Array<{ name: string; start: () => Pr
   return { servers: named.map(({ name }, i) => ({ name, url: running[i]!.url })), close };
 }
 
-/** Starts every registered API (mock or reference implementation) and the docs; if one fails, stops the others. */
-export function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+/**
+ * A server listening on every interface (`--host 0.0.0.0`), as a browser on this machine reaches it:
+ * at loopback, which the docs' relay sends to without being told.
+ */
+function onThisMachine(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === "0.0.0.0") parsed.hostname = "127.0.0.1";
+  if (parsed.hostname === "[::]") parsed.hostname = "[::1]";
+  return parsed.origin;
+}
+
+/**
+ * Starts every registered API (mock or reference implementation), then the docs, which are told
+ * where each API runs: their console targets it, and their pages name it. If one fails, stops the others.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const host = options.host ?? "127.0.0.1";
-  return startTogether([
-    ...listApis().map(({ name }) => ({
+  const stateful = options.stateful ?? false;
+  const apis = await startTogether(
+    listApis().map(({ name }) => ({
       name,
-      start: () => startApiServer({ api: name, host, port: options.ports?.[name] ?? getApi(name).mockPort, stateful: options.stateful ?? false }),
+      start: () => startApiServer({ api: name, host, port: options.ports?.[name] ?? getApi(name).mockPort, stateful }),
     })),
-    { name: "docs", start: () => startDocsServer({ host, port: options.docsPort ?? 4000 }) },
-  ]);
+  );
+  const targets = Object.fromEntries(apis.servers.map(({ name, url }) => [name, stateful ? { reference: onThisMachine(url) } : { mock: onThisMachine(url) }]));
+  const docs = await startDocsServer({ host, port: options.docsPort ?? 4000, targets, allowRelayHosts: options.allowRelayHosts ?? [] }).catch(async (error: unknown) => {
+    await apis.close();
+    throw error;
+  });
+  return {
+    servers: [...apis.servers, { name: "docs", url: docs.url }],
+    close: async () => {
+      await Promise.allSettled([apis.close(), docs.close()]);
+    },
+  };
 }

@@ -168,6 +168,43 @@ describe("startLocalStack", () => {
     await expect(fetch(url("docs"))).rejects.toThrow();
   });
 
+  it("tells the docs where the APIs run: the console's configuration lists them, the pages name them, and the relay reaches them", async () => {
+    const stack = await startLocalStack({ ports: { webdata: 0, entitlements: 0 }, docsPort: 0 });
+    const url = (name: string) => stack.servers.find((s) => s.name === name)!.url;
+    try {
+      const docs = url("docs");
+      expect(await (await fetch(`${docs}/_console/config.json`)).json()).toEqual({
+        relay: "/_relay",
+        targets: { webdata: { mock: url("webdata") }, entitlements: { mock: url("entitlements") } },
+      });
+      for (const [page, api, builtWith] of [["webdata.html", "webdata", "http://127.0.0.1:4010"], ["entitlements.html", "entitlements", "http://127.0.0.1:4011"], ["entitlements.openapi.yaml", "entitlements", "http://127.0.0.1:4011"], ["index.html", "webdata", "http://127.0.0.1:4010"]] as const) {
+        expect(url(api), "a free port is not the registry's").not.toBe(builtWith);
+        const text = await (await fetch(`${docs}/${page}`)).text();
+        expect(text, page).toContain(url(api));
+        expect(text, page).not.toMatch(new RegExp(`${builtWith.replaceAll(".", "\\.")}(?![0-9])`));
+      }
+      const relayed = await fetch(`${docs}/_relay/v1/balances.check`, {
+        method: "POST",
+        headers: { ...autumnKey, "content-type": "application/json", "x-relay-target": url("entitlements") },
+        body: check,
+      });
+      expect(relayed.status).toBe(200);
+      expect(relayed.headers.get("x-relay")).toBe("1");
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it("with stateful, the console's configuration names the reference implementation", async () => {
+    const stack = await startLocalStack({ ports: { webdata: 0, entitlements: 0 }, docsPort: 0, stateful: true });
+    const url = (name: string) => stack.servers.find((s) => s.name === name)!.url;
+    try {
+      expect((await (await fetch(`${url("docs")}/_console/config.json`)).json()).targets).toEqual({ webdata: { reference: url("webdata") }, entitlements: { reference: url("entitlements") } });
+    } finally {
+      await stack.close();
+    }
+  });
+
   it("a port already taken rejects the start with the reason", async () => {
     const taken = await startApiServer({ api: "webdata", port: 0 });
     try {
