@@ -17,20 +17,23 @@ interface PageData {
 const TRY_PARAMETER = "try";
 
 /** Where requests go: the docs server's config when it serves the page, else the registry's ports. */
-async function loadSetupParts(api: ApiFacts): Promise<{ targets: Targets; relay: string | undefined }> {
+async function loadSetupParts(api: ApiFacts): Promise<Pick<Setup, "targets" | "relay" | "initialTarget">> {
   const local = `http://127.0.0.1:${api.mockPort}`;
   // The reference implementation listens on the mock's ports unless told otherwise.
-  const fallback = { targets: { mock: local, reference: local }, relay: undefined };
+  const fallback = { targets: { mock: local, reference: local }, relay: undefined, initialTarget: "mock" as const };
   if (location.protocol !== "http:" && location.protocol !== "https:") return fallback;
   try {
     const response = await fetch("/_console/config.json", { cache: "no-store", credentials: "omit" });
     if (!response.ok) return fallback;
     const config = (await response.json()) as { relay?: unknown; targets?: Record<string, { mock?: unknown; reference?: unknown }> };
     const mine = config.targets?.[api.name] ?? {};
-    const mock = typeof mine.mock === "string" ? mine.mock : local;
+    const mock = typeof mine.mock === "string" ? mine.mock : undefined;
+    const reference = typeof mine.reference === "string" ? mine.reference : undefined;
     return {
-      targets: { mock, reference: typeof mine.reference === "string" ? mine.reference : mock },
+      targets: { mock: mock ?? local, reference: reference ?? mock ?? local },
       relay: typeof config.relay === "string" && config.relay.startsWith("/") ? config.relay : undefined,
+      // `npm start --stateful` runs the reference implementation where the mock would be.
+      initialTarget: reference !== undefined && mock === undefined ? "reference" : "mock",
     };
   } catch {
     return fallback;

@@ -25,6 +25,8 @@ export interface Setup {
   targets: Targets;
   /** Where the docs server relays requests; undefined when the page sends them itself (opened from disk). */
   relay: string | undefined;
+  /** The target a console starts with: the mock, unless only the reference implementation runs. */
+  initialTarget: "mock" | "reference";
 }
 
 /** Longest answer body shown; the rest is cut (the verdict still reads all of it). */
@@ -60,9 +62,10 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     h("option", { value: "reference" }, `Reference server (${targets.reference})`),
     h("option", { value: "other" }, "Another base URL (type it below)"),
   );
-  const baseUrl = h("input", { type: "text", value: targets.mock, spellcheck: "false", autocomplete: "off" });
+  target.value = setup.initialTarget;
+  const baseUrl = h("input", { type: "text", value: targets[setup.initialTarget], spellcheck: "false", autocomplete: "off" });
   // Kept in this page's memory only: never in the URL, storage or a copied command.
-  const apiKey = h("input", { type: "text", class: "secret", value: mockKey, spellcheck: "false", autocomplete: "off", "data-lpignore": "true" });
+  const apiKey = h("input", { type: "text", class: "secret", value: setup.initialTarget === "mock" ? mockKey : "", spellcheck: "false", autocomplete: "off", "data-lpignore": "true" });
   const isMock = () => target.value === "mock";
 
   // Parameters: required ones start with their example, optional ones show it as a hint.

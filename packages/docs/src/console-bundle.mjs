@@ -32,7 +32,8 @@ export function bundleConsole() {
     // imports node:crypto and uses Buffer; both are pointed at a small browser stand-in.
     alias: { "node:crypto": path.join(consoleDir, "temporary-node-crypto.ts") },
     inject: [path.join(consoleDir, "temporary-node-crypto.ts")],
-    legalComments: "none",
+    // The bundled packages' license notices stay with their code.
+    legalComments: "eof",
     metafile: true,
     write: false,
     logLevel: "silent",

@@ -173,6 +173,19 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
     }
   });
 
+  it("a failure of the relay (the mock's reset fault) is shown as the relay's, and not judged as the target's answer", async () => {
+    const { problems, region, close } = await openConsole("webdata", "getTokenUsage");
+    try {
+      await region.getByRole("combobox", { name: "Fault" }).selectOption("reset");
+      await region.getByRole("button", { name: "Send", exact: true }).click();
+      await expect.poll(() => responseOf(region).innerText()).toMatch(/relay answered 502 \(unreachable\), not the target/);
+      expect(await verdictOf(region).innerText()).toBe("No verdict: the docs server's relay answered, not the target.");
+      expect(problems.filter((problem) => !expectedAnswer(problem))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it("the key is in no URL, storage entry, console message or copied command", async () => {
     const key = "am_sk_test_only_in_memory_5c2e";
     const { page, region, close } = await openConsole("entitlements", "trackUsage");
