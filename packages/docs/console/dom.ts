@@ -39,7 +39,13 @@ export function labelled(text: string, control: HTMLElement, hint?: string): HTM
   return h("div", { class: "field" }, label, control, note);
 }
 
-/** A region screen readers and tests find by its name. */
+/** A region screen readers and tests find by its name; a live one is read out when its content changes. */
 export function region(name: string, ...children: Child[]): HTMLElement {
   return h("section", { role: "region", "aria-label": name }, ...children);
+}
+
+export function liveRegion(name: string, ...children: Child[]): HTMLElement {
+  const made = region(name, ...children);
+  made.setAttribute("aria-live", "polite");
+  return made;
 }

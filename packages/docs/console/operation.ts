@@ -1,7 +1,7 @@
 // One operation's console: target, key, parameters, body, the mock's Prefer choices, the request's
 // verdict before it goes, the answer and the contract's verdict on it, and the copies.
 import type { WalkedOperation } from "@api-contracts/contract-core/contract";
-import { fill, h, labelled, region } from "./dom.js";
+import { fill, h, labelled, liveRegion, region } from "./dom.js";
 import type { Judge, ProblemAt, Verdict } from "./judge.js";
 import { asCurl, asTypeScript, parsedBody, pathAndQuery, requestHeaders, requestParts, type RequestForm } from "./request.js";
 import { send, type Sent } from "./transport.js";
@@ -146,8 +146,8 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
   // Outputs.
   const held = h("div", { class: "held", role: "alert" });
   const copied = h("pre", { class: "code copied", "aria-label": "Copied command", tabindex: "0" });
-  const answerView = region("Response", h("p", { class: "quiet" }, "Nothing sent yet."));
-  const verdictRegion = region("Contract verdict", h("p", { class: "quiet" }, "The contract judges the answer once it comes."));
+  const answerView = liveRegion("Response", h("p", { class: "quiet" }, "Nothing sent yet."));
+  const verdictRegion = liveRegion("Contract verdict", h("p", { class: "quiet" }, "The contract judges the answer once it comes."));
 
   const clearMarks = () => {
     for (const { input, note } of paramInputs) {

@@ -1,7 +1,7 @@
 // One webhook's console: paste a call as a receiver got it and see the contract's verdict, or have
 // a signed example call built from a secret.
 import type { WalkedOperation } from "@api-contracts/contract-core/contract";
-import { fill, h, labelled, region } from "./dom.js";
+import { fill, h, labelled, liveRegion, region } from "./dom.js";
 import type { Judge } from "./judge.js";
 import { verdictView } from "./operation.js";
 
@@ -31,7 +31,7 @@ export function webhookConsole(webhook: WalkedOperation & { event: string }, jud
   const secret = h("input", { type: "text", class: "secret", value: exampleSecret(judge), spellcheck: "false", autocomplete: "off" });
   const examples = media?.examples ?? [];
   const example = h("select", {}, ...examples.map((e) => h("option", { value: e.name }, e.name)));
-  const verdictRegion = region("Contract verdict", h("p", { class: "quiet" }, "Paste a call, or build a signed example, then judge it."));
+  const verdictRegion = liveRegion("Contract verdict", h("p", { class: "quiet" }, "Paste a call, or build a signed example, then judge it."));
 
   const build = () => {
     const chosen = examples.find((e) => e.name === example.value) ?? examples[0];

@@ -51,11 +51,13 @@ export async function openPage(browser: Browser, url: string) {
 export async function showOperation(page: Page, document: any, op: WalkedOperation) {
   const summary = String(op.operation.summary);
   const link = page.getByRole("link", { name: new RegExp(`^${escapeRegExp(summary)}\\s*${op.method}`, "i") }).first();
-  if (!(await link.isVisible())) {
-    // Operations sit in collapsed tag groups until their tag is opened.
-    const tag = (op.operation.tags as string[] | undefined)?.[0];
-    const label = document.tags?.find((t: any) => t.name === tag)?.["x-displayName"] ?? tag;
+  // Operations sit in collapsed tag groups until their tag is opened. A click on the tag toggles
+  // its group, so one that was open but not yet drawn is closed by it: the next click opens it.
+  const tag = (op.operation.tags as string[] | undefined)?.[0];
+  const label = document.tags?.find((t: any) => t.name === tag)?.["x-displayName"] ?? tag;
+  for (let attempt = 0; attempt < 3 && !(await link.isVisible()); attempt++) {
     await page.getByRole("link", { name: label, exact: true }).first().click();
+    await link.waitFor({ state: "visible", timeout: 5_000 }).catch(() => {});
   }
   await link.click();
   // A heading's text is the summary, plus a badge on deprecated operations and on webhooks.
