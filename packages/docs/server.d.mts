@@ -1,5 +1,3 @@
-import type { LookupFunction } from "node:net";
-
 /** Where the built pages live: the package's dist/ folder. */
 export declare const defaultRoot: string;
 
@@ -25,6 +23,13 @@ export declare const limits: Readonly<{
 
 /** Maps a request path to a file inside root, or null when it would leave root; throws URIError on bad percent-encoding. */
 export declare function resolveInside(root: string, pathname: string): string | null;
+
+/** Resolves a name to its addresses, as `dns.lookup(name, { all: true }, callback)` of `node:dns` does. */
+export type RelayLookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (error: (Error & { code?: string }) | null, addresses: ReadonlyArray<{ address: string; family: number }>) => void,
+) => void;
 
 /** A server running for one API, as `/_console/config.json` lists it: the mock's URL, or the reference implementation's. */
 export interface ConsoleTarget {
@@ -59,7 +64,7 @@ export interface DocsServerOptions {
   /** Relayed exchanges in flight at once; more are refused with 503. Default 16. */
   relayConcurrency?: number;
   /** How the relay resolves a target's name (default `node:dns` `lookup`); a name not allowed by `allowRelayHosts` must resolve to a loopback address. */
-  lookup?: LookupFunction;
+  lookup?: RelayLookup;
 }
 
 export interface DocsServer {

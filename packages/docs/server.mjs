@@ -400,7 +400,7 @@ function relayTarget(header) {
  * no runtime's own resolution is trusted with the rule.
  * @param {string} host without brackets
  * @param {boolean} explicitlyAllowed
- * @param {import("node:net").LookupFunction} lookup
+ * @param {import("./server.d.mts").RelayLookup} lookup
  * @returns {Promise<{ address: string } | { refusal: "forbidden-host" | "unreachable", code?: string }>}
  */
 function addressFor(host, explicitlyAllowed, lookup) {
@@ -408,8 +408,8 @@ function addressFor(host, explicitlyAllowed, lookup) {
   if (isIP(host) !== 0) return Promise.resolve(acceptable(host) ? { address: host } : { refusal: "forbidden-host" });
   return new Promise((resolve) => {
     lookup(host, { all: true }, (error, addresses) => {
-      if (error) return resolve({ refusal: "unreachable", code: /** @type {NodeJS.ErrnoException} */ (error).code });
-      const usable = /** @type {import("node:dns").LookupAddress[]} */ (addresses).find((entry) => acceptable(entry.address));
+      if (error) return resolve({ refusal: "unreachable", code: error.code });
+      const usable = addresses.find((entry) => acceptable(entry.address));
       resolve(usable ? { address: usable.address } : { refusal: "forbidden-host" });
     });
   });
@@ -419,7 +419,7 @@ function addressFor(host, explicitlyAllowed, lookup) {
  * @typedef {{ mock?: string, reference?: string }} ConsoleTarget
  * @typedef {{
  *   allowRelayHosts: readonly string[],
- *   lookup: import("node:net").LookupFunction,
+ *   lookup: import("./server.d.mts").RelayLookup,
  *   timeout: number,
  *   concurrency: number,
  * }} RelayOptions

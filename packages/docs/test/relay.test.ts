@@ -3,12 +3,12 @@ import { lookup as dnsLookup } from "node:dns";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
-import { connect, type AddressInfo, type LookupFunction } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { limits, startDocsServer, type DocsServer } from "../server.mjs";
+import { limits, startDocsServer, type DocsServer, type RelayLookup } from "../server.mjs";
 import { planBrowserTests } from "./find-browser.js";
 
 const KEY = "fc-relay-test-key-0123456789abcdef";
@@ -111,12 +111,11 @@ function expectRelayError(answer: Answer, status: number, code: string) {
 // 0.0.0.0 is not a loopback address, yet a connection to it reaches this machine's servers: the
 // relay refuses it unless it is allowed, and the test's upstream answers through it when it is.
 const testNames: Record<string, string> = { "here.test": "127.0.0.1", "elsewhere.test": "198.51.100.7", "zero.test": "0.0.0.0", "api.example.test": "0.0.0.0" };
-const testLookup: LookupFunction = (hostname, options, callback) => {
-  if (hostname.endsWith(".invalid")) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "", 0);
+const testLookup: RelayLookup = (hostname, options, callback) => {
+  if (hostname.endsWith(".invalid")) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), []);
   const address = testNames[hostname];
   if (address === undefined) return dnsLookup(hostname, options, callback);
-  if (options.all) return (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family: 4 }]);
-  callback(null, address, 4);
+  callback(null, [{ address, family: 4 }]);
 };
 
 describe("docs server relay", () => {
