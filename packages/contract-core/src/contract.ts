@@ -27,6 +27,7 @@ export {
   type DeliveryOptions,
   type DeliveryVerdict,
 } from "./validators.js";
+export { signWebhook, walkWebhooks, type WalkedWebhook, type WebhookSignatureScheme } from "./webhooks.js";
 export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
 export {
   HTTP_METHODS,

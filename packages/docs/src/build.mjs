@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleFiles, listApis, loadBundle } from "@api-contracts/contract-core";
+import { CONSOLE_SCRIPT, bundleConsole, withConsole, withConsoleLinks } from "./console-bundle.mjs";
 import { listSampleFiles, sampleCoverage, sampledOperations, withCodeSamples } from "./code-samples.mjs";
 import { renderLanding } from "./landing.mjs";
 import { externalResources, inlineRedocImages } from "./offline.mjs";
@@ -79,9 +80,13 @@ export function buildDocs({
   const landingApis = [];
   const workDir = mkdtempSync(path.join(tmpdir(), "docs-build-"));
   try {
+    const script = bundleConsole().code;
+    refuseExternal(CONSOLE_SCRIPT, script);
+    writeFileSync(path.join(outDir, CONSOLE_SCRIPT), script);
+    files.push(CONSOLE_SCRIPT);
     for (const { api, document } of documents) {
       const input = path.join(workDir, `${api.name}.openapi.json`);
-      writeFileSync(input, JSON.stringify(withCodeSamples(document, api, samplesDir)));
+      writeFileSync(input, JSON.stringify(withConsoleLinks(withCodeSamples(document, api, samplesDir))));
       const output = path.join(outDir, `${api.name}.html`);
       execFileSync(
         process.execPath,
@@ -94,7 +99,7 @@ export function buildDocs({
           stdio: ["ignore", "ignore", "pipe"],
         },
       );
-      const html = inlineRedocImages(readFileSync(output, "utf8"));
+      const html = withConsole(inlineRedocImages(readFileSync(output, "utf8")), api, document);
       refuseExternal(`${api.name}.html`, html);
       writeFileSync(output, html);
       const downloads = writeDownloads(api, document, outDir);

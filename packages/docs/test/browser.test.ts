@@ -2,65 +2,19 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDocsServer, type DocsServer } from "../server.mjs";
-import { follow, resolvePointer, walkOperations, walkWebhooks, type WalkedOperation } from "@api-contracts/contract-core";
+import { follow, resolvePointer, walkOperations, walkWebhooks } from "@api-contracts/contract-core";
 import { distDir, loadApis } from "./helpers.js";
 import { planBrowserTests } from "./find-browser.js";
+import { launchBrowser, openPage, showOperation } from "./browser-helpers.js";
 
 const plan = planBrowserTests({ env: process.env, home: homedir() });
 // One line in the run's output says why the browser tests did not run and how to make them run.
 if ("skip" in plan) process.stderr.write(`${plan.skip}\n`);
 const screenshots = path.join(distDir, "screenshots");
 const apis = loadApis();
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** A page whose every request to a host other than 127.0.0.1 is blocked, and whose troubles are recorded. */
-async function openPage(browser: Browser, url: string) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  await context.route("**/*", async (route) => {
-    const target = new URL(route.request().url());
-    if (target.protocol === "http:" || target.protocol === "https:" ? target.hostname === "127.0.0.1" : true) {
-      await route.continue();
-    } else {
-      problems.push(`request to another host: ${target.href}`);
-      await route.abort("blockedbyclient");
-    }
-  });
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => problems.push(`failed request: ${request.url()} (${request.failure()?.errorText})`));
-  page.on("response", (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.url()}`);
-  });
-  await page.goto(url, { waitUntil: "load" });
-  return { page, problems, close: () => context.close() };
-}
-
-/** Opens an operation through the sidebar and waits for its heading in the content. */
-async function showOperation(page: Page, document: any, op: WalkedOperation) {
-  const summary = String(op.operation.summary);
-  const link = page.getByRole("link", { name: new RegExp(`^${escapeRegExp(summary)}\\s*${op.method}`, "i") }).first();
-  if (!(await link.isVisible())) {
-    // Operations sit in collapsed tag groups until their tag is opened.
-    const tag = (op.operation.tags as string[] | undefined)?.[0];
-    const label = document.tags?.find((t: any) => t.name === tag)?.["x-displayName"] ?? tag;
-    await page.getByRole("link", { name: label, exact: true }).first().click();
-  }
-  await link.click();
-  // A heading's text is the summary, plus a badge on deprecated operations and on webhooks.
-  await page
-    .locator("main :is(h1, h2, h3)")
-    .filter({ hasText: new RegExp(`^${escapeRegExp(summary)}\\s*(deprecated|webhook)?$`, "i") })
-    .first()
-    .waitFor({ state: "visible" });
-}
 
 describe.skipIf("skip" in plan)("the pages in headless Chromium", () => {
   let browser: Browser;
@@ -70,19 +24,7 @@ describe.skipIf("skip" in plan)("the pages in headless Chromium", () => {
     const executablePath = "run" in plan ? plan.run : "";
     mkdirSync(screenshots, { recursive: true });
     docs = await startDocsServer({ port: 0, root: distDir });
-    browser = await chromium.launch({
-      executablePath,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
+    browser = await launchBrowser(executablePath);
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { CONSOLE_SCRIPT } from "../src/console-bundle.mjs";
 import { apiSummary, escapeHtml, fillTemplate, firstParagraph } from "../src/landing.mjs";
 import { externalResources, inlineRedocImages } from "../src/offline.mjs";
 import { bundleFiles, walkOperations, walkWebhooks } from "@api-contracts/contract-core";
@@ -30,11 +31,11 @@ describe("built pages", () => {
     }
   });
 
-  it("the reference pages carry Redoc inline rather than from its CDN", () => {
+  it("the reference pages carry Redoc inline rather than from its CDN, and load only the console's script beside them", () => {
     for (const { api, document } of apis) {
       const html = read(`${api.name}.html`);
       expect(html).toMatch(/<script type="module">[\s\S]*hydrate\(__redoc_definition/);
-      expect(html).not.toMatch(/<script[^>]+src=/);
+      expect(html.match(/<script[^>]+src=[^>]*>/g)).toEqual([`<script src="${CONSOLE_SCRIPT}" defer>`]);
       expect(html).toContain(`<title>${escapeHtml(document.info.title)} reference</title>`);
     }
   });
