@@ -28,10 +28,6 @@ export function bundleConsole() {
     platform: "browser",
     target: ["chrome111", "firefox111", "safari16.4"],
     loader: { ".css": "text" },
-    // TEMPORARY until contract-core's webhook signatures are browser-safe: its webhook module
-    // imports node:crypto and uses Buffer; both are pointed at a small browser stand-in.
-    alias: { "node:crypto": path.join(consoleDir, "temporary-node-crypto.ts") },
-    inject: [path.join(consoleDir, "temporary-node-crypto.ts")],
     // The bundled packages' license notices stay with their code.
     legalComments: "eof",
     metafile: true,
