@@ -35,6 +35,17 @@ export {
   type WebhookSubscription,
 } from "./deliveries.js";
 export {
+  describeFinding,
+  jobEventsOf,
+  judgeJobCalls,
+  type JobCall,
+  type JobConcern,
+  type JobEvents,
+  type JobFinding,
+  type JobJudgeOptions,
+  type JobToJudge,
+} from "./job-judgement.js";
+export {
   registerApi,
   listApis,
   getApi,

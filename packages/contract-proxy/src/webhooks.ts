@@ -8,6 +8,7 @@ import {
   escapePointer,
   isObject,
   listen,
+  problemsOf,
   subscribesTo,
   subscriptionMismatches,
   takesWebhook,
@@ -17,7 +18,7 @@ import {
   type WebhookInfo,
   type WebhookSubscription,
 } from "@api-contracts/contract-core";
-import { ruleErrors, type RuleError } from "./judge.js";
+import type { RuleError } from "./judge.js";
 import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, readUpTo } from "./wire.js";
 
 /** How many jobs started through the proxy are remembered for judging their calls; the oldest is forgotten first. */
@@ -149,7 +150,7 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
       error: () => undefined,
       end: (bytes) => {
         const verdict = options.validators.validateDelivery({ headers: req.headers, body: bytes }, { secret: options.secret });
-        const errors = [...ruleErrors(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now())];
+        const errors = [...problemsOf(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now())];
         if (method !== "POST") errors.unshift({ in: "path", pointer: "", keyword: "method", message: `a webhook call is a POST, not ${method}` });
         forward(req, res, bytes, report(webhooks.find((webhook) => webhook.event === verdict.event), errors));
       },
