@@ -35,8 +35,10 @@ export {
   type WebhookSubscription,
 } from "./deliveries.js";
 export {
+  askedFindings,
   describeFinding,
   jobEventsOf,
+  orderFindings,
   judgeJobCalls,
   type JobCall,
   type JobConcern,

@@ -81,26 +81,37 @@ export interface JobJudgeOptions {
 
 const orderProblem = (message: string): ContractProblem => ({ in: "body", pointer: "/type", keyword: "webhook-order", message });
 
-/** What each call breaks on its own: its contract (schema, signature), method, id, event and what its webhook asked. */
-function callFindings(validators: OpenApiValidators, job: JobToJudge, call: JobCall, index: number, secret: string | undefined): { findings: JobFinding[]; type?: string } {
+/**
+ * What a call breaks against what its job's webhook asked, given its parsed payload: its id, its
+ * event, the echoed metadata and the webhook's headers. Nothing for a payload that is not an object
+ * with a type (the schema's finding alone).
+ */
+export function askedFindings(job: JobToJudge, call: { payload: unknown; headers: WebhookHeaders; documented: boolean }, index?: number): JobFinding[] {
   const findings: JobFinding[] = [];
-  const add = (concern: JobConcern, problem: ContractProblem) => findings.push({ concern, severity: "failure", call: index, problem });
-  const method = (call.method ?? "POST").toUpperCase();
-  if (method !== "POST") add("method", { in: "path", pointer: "", keyword: "method", message: `a webhook call is a POST, not ${method}` });
-  const verdict = validators.validateDelivery({ headers: call.headers, body: call.body }, secret !== undefined && validators.webhookSignature ? { secret } : {});
-  for (const problem of problemsOf(verdict.errors)) add(problem.keyword === "signature" ? "signature" : "schema", problem);
-  const payload = isObject(verdict.payload) ? verdict.payload : undefined;
+  const add = (concern: JobConcern, problem: ContractProblem) => findings.push({ concern, severity: "failure", ...(index === undefined ? {} : { call: index }), problem });
+  const payload = isObject(call.payload) ? call.payload : undefined;
   const type = typeof payload?.type === "string" ? payload.type : undefined;
-  // A body that is not an object with a type is a schema finding; nothing more is read from it.
-  if (!payload || type === undefined) return { findings };
+  if (!payload || type === undefined) return findings;
   if (payload.id !== job.id) add("id", { in: "body", pointer: "/id", keyword: "webhook-id", message: `id ${JSON.stringify(payload.id) ?? "undefined"} is not the id the start answered (${job.id})` });
   // An event no webhook documents is the schema's finding alone.
-  if (verdict.event !== undefined && !job.events.events.includes(type)) add("events", { in: "body", pointer: "/type", keyword: "webhook-events", message: `${type} is not an event of this job's webhooks (${job.events.events.join(", ")})` });
+  if (call.documented && !job.events.events.includes(type)) add("events", { in: "body", pointer: "/type", keyword: "webhook-events", message: `${type} is not an event of this job's webhooks (${job.events.events.join(", ")})` });
   for (const mismatch of subscriptionMismatches(job.subscription, { payload, headers: call.headers })) {
     if (mismatch.member === "headers") add("headers", { in: "header", pointer: `/${mismatch.name!.toLowerCase()}`, keyword: "webhook-headers", message: mismatch.message });
     else add(mismatch.member, { in: "body", pointer: mismatch.member === "events" ? "/type" : "/metadata", keyword: `webhook-${mismatch.member}`, message: mismatch.message });
   }
-  return { findings, type };
+  return findings;
+}
+
+/** What each call breaks on its own: its contract (schema, signature), its method, and what its webhook asked. */
+function callFindings(validators: OpenApiValidators, job: JobToJudge, call: JobCall, index: number, secret: string | undefined): { findings: JobFinding[]; type?: string } {
+  const findings: JobFinding[] = [];
+  const method = (call.method ?? "POST").toUpperCase();
+  if (method !== "POST") findings.push({ concern: "method", severity: "failure", call: index, problem: { in: "path", pointer: "", keyword: "method", message: `a webhook call is a POST, not ${method}` } });
+  const verdict = validators.validateDelivery({ headers: call.headers, body: call.body }, secret !== undefined && validators.webhookSignature ? { secret } : {});
+  for (const problem of problemsOf(verdict.errors)) findings.push({ concern: problem.keyword === "signature" ? "signature" : "schema", severity: "failure", call: index, problem });
+  findings.push(...askedFindings(job, { payload: verdict.payload, headers: call.headers, documented: verdict.event !== undefined }, index));
+  const type = isObject(verdict.payload) && typeof verdict.payload.type === "string" ? verdict.payload.type : undefined;
+  return { findings, ...(type === undefined ? {} : { type }) };
 }
 
 /**
@@ -109,7 +120,7 @@ function callFindings(validators: OpenApiValidators, job: JobToJudge, call: JobC
  * by at most `graceMs` (when arrival times are known) is a warning: calls sent at once may
  * arrive so, and a receiver that orders by event is not harmed.
  */
-function orderFindings(job: JobToJudge, calls: readonly JobCall[], types: ReadonlyArray<string | undefined>, options: JobJudgeOptions): JobFinding[] {
+export function orderFindings(job: JobToJudge, calls: ReadonlyArray<{ at?: number }>, types: ReadonlyArray<string | undefined>, options: Pick<JobJudgeOptions, "complete" | "graceMs" | "waited">): JobFinding[] {
   const findings: JobFinding[] = [];
   const { first, last, events } = job.events;
   const graceMs = options.graceMs ?? DELIVERY_ORDER_GRACE_MS;
