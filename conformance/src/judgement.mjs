@@ -134,9 +134,13 @@ export function requestLine(item) {
 /** A credential in the text of an exchange: a Bearer or Basic value, or a key of either API. */
 const CREDENTIAL = /(Bearer|Basic) [\w+/=-]{16,}|fc-[0-9a-z]{20,}|am_sk_\w{8,}/;
 
-/** The body of a recorded answer as it came: JSON is recorded parsed, anything else as its text. */
-function answerText(item) {
-  return typeof item.responseBody === "string" && !/json/i.test(item.contentType) ? item.responseBody : JSON.stringify(item.responseBody ?? null);
+/**
+ * The body of a recorded answer as it came: JSON is recorded parsed, anything else (a JSON
+ * Content-Type over text that does not parse included) as its text. No operation answers a bare
+ * JSON string, the one value this reading would take for text.
+ */
+export function answerText(item) {
+  return typeof item.responseBody === "string" ? item.responseBody : JSON.stringify(item.responseBody ?? null);
 }
 
 /** The recorded request as contract-core's judgement takes it: target, headers and body text. */
