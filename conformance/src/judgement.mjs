@@ -12,7 +12,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { ExchangeJudge, OpenApiValidators, describeFinding, jobEventsOf, judgeJobCalls, loadBundle, summarizeAnswer, summarizeProblems, unescapePointer, webhookSubscription } from "@api-contracts/contract-core";
+import { ExchangeJudge, KnownDifferences, OpenApiValidators, parseKnownDifferences, describeFinding, jobEventsOf, judgeJobCalls, loadBundle, summarizeAnswer, summarizeProblems, unescapePointer, webhookSubscription } from "@api-contracts/contract-core";
 
 const require = createRequire(import.meta.url);
 
@@ -218,20 +218,27 @@ export function deliveryDisagreements(crawl, { validators, secret = WEBHOOK_SECR
   return [...new Map(found.map((one) => [one.text, one])).values()];
 }
 
-/** What is wrong with the known-differences list itself: each entry names its operation, check, kind, what differs and why. */
-export function knownListProblems(known, operationIds) {
-  if (!Array.isArray(known)) return [`${KNOWN_FILE} is not a JSON array`];
-  const problems = [];
-  for (const [index, entry] of known.entries()) {
-    const named = `${KNOWN_FILE} entry ${index} (${entry?.match ?? "no match"})`;
-    if (!CHECKS.includes(entry?.check)) problems.push(`${named}: check must be one of ${CHECKS.join(", ")}`);
-    if (!KINDS.includes(entry?.kind)) problems.push(`${named}: kind must be one of ${KINDS.join(", ")}`);
-    if (!operationIds.includes(entry?.operation)) problems.push(`${named}: ${entry?.operation} is no operation of the contract`);
-    for (const member of ["match", "differs", "why"]) {
-      if (typeof entry?.[member] !== "string" || entry[member].length === 0) problems.push(`${named}: ${member} must be a non-empty string`);
-    }
+/**
+ * A record folder's accepted differences, in contract-core's known-differences format (`{operation,
+ * check, reason, why}`, `reason` a substring of the disagreement's text), checked beyond the format:
+ * each names a check of the replay and an operation of the contract, and its `why` starts with its
+ * kind (`version: …`). Returns the entries and what is wrong with the list.
+ */
+export function checkedKnown(known, operationIds) {
+  let entries;
+  try {
+    entries = parseKnownDifferences(known, KNOWN_FILE);
+  } catch (error) {
+    return { entries: [], problems: [error.message] };
   }
-  return problems;
+  const problems = [];
+  for (const [index, entry] of entries.entries()) {
+    const named = `${KNOWN_FILE} entry ${index} (${entry.reason})`;
+    if (!CHECKS.includes(entry.check)) problems.push(`${named}: check must be one of ${CHECKS.join(", ")}`);
+    if (!KINDS.some((kind) => entry.why.startsWith(`${kind}: `))) problems.push(`${named}: why must start with its kind, one of ${KINDS.map((kind) => `"${kind}: "`).join(", ")}`);
+    if (!operationIds.includes(entry.operation)) problems.push(`${named}: ${entry.operation} is no operation of the contract`);
+  }
+  return { entries, problems };
 }
 
 /**
@@ -252,24 +259,20 @@ export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
   const bundle = loadBundle(service);
   const validators = new OpenApiValidators(bundle);
   const judge = new ExchangeJudge(validators);
-  const operationIds = validators.listOperations().map((op) => op.operationId);
-  const listed = (operation, one) => known.find((entry) => entry.operation === operation && entry.check === one.check && one.text.includes(entry.match));
-  const explain = (operation, found) => ({ found, unexplained: found.filter((one) => !listed(operation, one)).map((one) => one.text) });
+  const checked = checkedKnown(known, validators.listOperations().map((op) => op.operationId));
+  const listed = new KnownDifferences(checked.entries);
+  const explain = (operation, found) => ({ found, unexplained: found.filter((one) => !listed.explain(operation, one.check, one.text)).map((one) => one.text) });
   const results = [...exchanges, ...webhookCrawls.map((crawl) => crawl.start)]
     .filter((item) => item.operation !== null)
     .map((item) => ({ item, ...explain(item.operation, disagreements(judge, item, stateRefusals)) }));
   const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators })) }));
-  const used = new Set([
-    ...results.flatMap(({ item, found }) => found.map((one) => listed(item.operation, one))),
-    ...crawls.flatMap(({ crawl, found }) => found.map((one) => listed(crawl.start.operation, one))),
-  ]);
   return {
     results,
     crawls,
-    stale: known.filter((entry) => !used.has(entry)),
+    stale: listed.stale(),
     nowDescribed: exchanges.filter((item) => item.operation === null && validators.findOperation(item.method, item.path) !== undefined),
     credentials: [...exchanges, ...webhookCrawls].filter((item) => CREDENTIAL.test(JSON.stringify(item))),
-    listProblems: knownListProblems(known, operationIds),
+    listProblems: checked.problems,
   };
 }
 
@@ -279,7 +282,7 @@ export function failuresOf(judgement) {
     ...judgement.listProblems,
     ...judgement.results.flatMap(({ item, unexplained }) => unexplained.map((text) => `${item.operation}: ${text} (${item.note})`)),
     ...judgement.crawls.flatMap(({ crawl, unexplained }) => unexplained.map((text) => `webhook of ${crawl.start.responseBody?.id ?? "a crawl"}: ${text}`)),
-    ...judgement.stale.map((entry) => `stale known difference (no exchange shows it): ${entry.operation} ${entry.check} "${entry.match}"`),
+    ...judgement.stale.map((entry) => `stale known difference (no exchange shows it): ${entry.operation} ${entry.check} "${entry.reason}"`),
     ...judgement.nowDescribed.map((item) => `${item.method} ${item.path} is recorded as outside the contract, but the contract now describes it`),
     ...judgement.credentials.map((item) => `a credential in the ${item.start ? "webhook crawl" : "exchange"} ${requestLine(item.start ?? item).slice(0, 80)}`),
   ];

@@ -48,7 +48,7 @@ describe.each(servers)("%s: recorded answers agree with the contract, or differ 
   const folder = path.join(recordedDir(), server);
   const judgement = judgeRecords(server, readRecords(folder), readKnown(folder));
 
-  it("every known difference names its operation, check, kind, what differs and why", () => {
+  it("every known difference is in contract-core's format and names its operation, its check and, first in its why, its kind", () => {
     expect(judgement.listProblems).toEqual([]);
   });
 
@@ -67,7 +67,7 @@ describe.each(servers)("%s: recorded answers agree with the contract, or differ 
   );
 
   it("every listed known difference still occurs", () => {
-    expect(judgement.stale.map((entry) => `${entry.operation} ${entry.check}: ${entry.match}`)).toEqual([]);
+    expect(judgement.stale.map((entry) => `${entry.operation} ${entry.check}: ${entry.reason}`)).toEqual([]);
   });
 
   it("requests recorded as outside the contract are still outside it", () => {
@@ -92,7 +92,7 @@ describe("the judgement a run and the replay share", () => {
     server: `firecrawl/firecrawl@${"0".repeat(40)}`,
     note: "a crawl",
   };
-  const known = (entry) => ({ operation: "startCrawl", check: "verdict", kind: "version", differs: "d", why: "w", ...entry });
+  const known = (entry) => ({ operation: "startCrawl", check: "verdict", why: "version: d; w", ...entry });
 
   it("finds nothing in an answer that agrees", () => {
     expect(failuresOf(judgeRecords("firecrawl", { exchanges: [crawl] }, []))).toEqual([]);
@@ -111,7 +111,7 @@ describe("the judgement a run and the replay share", () => {
 
   it("a listed difference explains its disagreement, and a list entry that explains nothing is stale", () => {
     const refused = { ...crawl, requestBody: { url: "https://example.com", limit: "10" } };
-    const judgement = judgeRecords("firecrawl", { exchanges: [refused] }, [known({ match: '"limit":"10"' }), known({ match: "never seen" })]);
+    const judgement = judgeRecords("firecrawl", { exchanges: [refused] }, [known({ reason: '"limit":"10"' }), known({ reason: "never seen" })]);
     expect(judgement.results[0].unexplained).toEqual([]);
     expect(failuresOf(judgement)).toEqual([expect.stringMatching(/^stale known difference .*"never seen"/)]);
   });
@@ -119,9 +119,9 @@ describe("the judgement a run and the replay share", () => {
   it("fails a credential left in an exchange, an outside request the contract now describes, and a malformed list", () => {
     const leaked = { ...crawl, responseBody: { ...crawl.responseBody, echoed: "Bearer fc-0123456789abcdefghijklmnop" } };
     const outside = { ...crawl, operation: null };
-    const failures = failuresOf(judgeRecords("firecrawl", { exchanges: [leaked, outside] }, [{ operation: "startCrawl", check: "verdict", kind: "rumour", match: "x", differs: "d", why: "w" }]));
+    const failures = failuresOf(judgeRecords("firecrawl", { exchanges: [leaked, outside] }, [{ operation: "startCrawl", check: "verdict", reason: "x", why: "rumour: d; w" }]));
     expect(failures).toEqual([
-      expect.stringContaining("kind must be one of"),
+      expect.stringContaining("why must start with its kind"),
       expect.stringMatching(/^stale known difference/),
       expect.stringContaining("POST /v2/crawl is recorded as outside the contract"),
       expect.stringContaining("a credential in the exchange"),
@@ -209,7 +209,7 @@ describe("the judgement of a crawl's webhook deliveries", () => {
     const { webhookId: _dropped, ...withoutId } = JSON.parse(page.rawBody);
     const rawBody = JSON.stringify({ ...withoutId, data: [] });
     const bare = { ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(rawBody) }, rawBody };
-    const known = [{ operation: "startCrawl", check: "delivery-schema", kind: "version", match: "body/webhookId is required", differs: "d", why: "w" }];
+    const known = [{ operation: "startCrawl", check: "delivery-schema", reason: "body/webhookId is required", why: "version: d; w" }];
     const judgement = judgeRecords("firecrawl", { exchanges: [], webhookCrawls: [{ start: start(), deliveries: [started, bare, completed] }] }, known);
     expect(judgement.crawls[0].unexplained).toEqual([expect.stringMatching(/^delivery-schema: body\/data must NOT have fewer than 1 items -- crawl.page #1/)]);
     expect(judgement.stale).toEqual([]);
