@@ -40,6 +40,7 @@ export {
   jobEventsOf,
   orderFindings,
   judgeJobCalls,
+  methodProblem,
   type JobCall,
   type JobConcern,
   type JobEvents,

@@ -102,11 +102,17 @@ export function askedFindings(job: JobToJudge, call: { payload: unknown; headers
   return findings;
 }
 
+/** The problem of a webhook call sent with another method than POST; undefined for a POST. */
+export function methodProblem(method: string): ContractProblem | undefined {
+  const upper = method.toUpperCase();
+  return upper === "POST" ? undefined : { in: "path", pointer: "", keyword: "method", message: `a webhook call is a POST, not ${upper}` };
+}
+
 /** What each call breaks on its own: its contract (schema, signature), its method, and what its webhook asked. */
 function callFindings(validators: OpenApiValidators, job: JobToJudge, call: JobCall, index: number, secret: string | undefined): { findings: JobFinding[]; type?: string } {
   const findings: JobFinding[] = [];
-  const method = (call.method ?? "POST").toUpperCase();
-  if (method !== "POST") findings.push({ concern: "method", severity: "failure", call: index, problem: { in: "path", pointer: "", keyword: "method", message: `a webhook call is a POST, not ${method}` } });
+  const method = methodProblem(call.method ?? "POST");
+  if (method) findings.push({ concern: "method", severity: "failure", call: index, problem: method });
   const verdict = validators.validateDelivery({ headers: call.headers, body: call.body }, secret !== undefined && validators.webhookSignature ? { secret } : {});
   for (const problem of problemsOf(verdict.errors)) findings.push({ concern: problem.keyword === "signature" ? "signature" : "schema", severity: "failure", call: index, problem });
   findings.push(...askedFindings(job, { payload: verdict.payload, headers: call.headers, documented: verdict.event !== undefined }, index));

@@ -9,6 +9,7 @@ import {
   isObject,
   jobEventsOf,
   listen,
+  methodProblem,
   orderFindings,
   problemsOf,
   webhookSubscription,
@@ -142,7 +143,8 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
       end: (bytes) => {
         const verdict = options.validators.validateDelivery({ headers: req.headers, body: bytes }, { secret: options.secret });
         const errors = [...problemsOf(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now(), verdict.event !== undefined)];
-        if (method !== "POST") errors.unshift({ in: "path", pointer: "", keyword: "method", message: `a webhook call is a POST, not ${method}` });
+        const wrongMethod = methodProblem(method);
+        if (wrongMethod) errors.unshift(wrongMethod);
         forward(req, res, bytes, report(webhooks.find((webhook) => webhook.event === verdict.event), errors));
       },
     });
