@@ -75,8 +75,14 @@ export interface JobJudgeOptions {
    * come (a proxy judging calls as they pass: only what the calls so far already break).
    */
   complete: boolean;
-  /** Said after "is missing" of a missing last event: how long the receiver waited. */
+  /** Said after a missing last event: how long the receiver waited. */
   waited?: string;
+  /**
+   * Whether the job is known to have something for each event (a crawl of a site with pages): then
+   * an event the webhook asked for that never came before the last is a finding. A job may have
+   * none (a crawl with limit 0), so only a caller that made the job can say so.
+   */
+  everyEvent?: boolean;
 }
 
 const orderProblem = (message: string): ContractProblem => ({ in: "body", pointer: "/type", keyword: "webhook-order", message });
@@ -126,7 +132,7 @@ function callFindings(validators: OpenApiValidators, job: JobToJudge, call: JobC
  * by at most `graceMs` (when arrival times are known) is a warning: calls sent at once may
  * arrive so, and a receiver that orders by event is not harmed.
  */
-export function orderFindings(job: JobToJudge, calls: ReadonlyArray<{ at?: number }>, types: ReadonlyArray<string | undefined>, options: Pick<JobJudgeOptions, "complete" | "graceMs" | "waited">): JobFinding[] {
+export function orderFindings(job: JobToJudge, calls: ReadonlyArray<{ at?: number }>, types: ReadonlyArray<string | undefined>, options: Pick<JobJudgeOptions, "complete" | "graceMs" | "waited" | "everyEvent">): JobFinding[] {
   const findings: JobFinding[] = [];
   const { first, last, events } = job.events;
   const graceMs = options.graceMs ?? DELIVERY_ORDER_GRACE_MS;
@@ -152,7 +158,7 @@ export function orderFindings(job: JobToJudge, calls: ReadonlyArray<{ at?: numbe
   if (lasts.length > 0) for (const index of types.keys()) if (index > lasts[0]! && types[index] !== last) outOfOrder(index, lasts[0]!, `arrived after ${last}`);
   // Every page the job tries is reported: a job that asked for its pages and got none lost them.
   const middle = events.filter((event) => event !== first && event !== last);
-  for (const event of middle) {
+  for (const event of options.everyEvent ? middle : []) {
     if (asked(event) && lasts.length > 0 && indexesOf(event).length === 0) {
       findings.push({ concern: "events", severity: "failure", problem: { in: "body", pointer: "/type", keyword: "webhook-events", message: `no ${event} was delivered before ${last}, though the webhook asked for it` } });
     }
