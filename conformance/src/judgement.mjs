@@ -12,7 +12,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { OpenApiValidators, follow, isObject, loadBundle, subscribesTo, subscriptionMismatches, webhookSubscription } from "@api-contracts/contract-core";
+import { ExchangeJudge, KnownDifferences, OpenApiValidators, parseKnownDifferences, describeFinding, jobEventsOf, judgeJobCalls, loadBundle, summarizeAnswer, summarizeProblems, unescapePointer, webhookSubscription } from "@api-contracts/contract-core";
 
 const require = createRequire(import.meta.url);
 
@@ -122,7 +122,6 @@ export function readKnown(folder) {
   return readListOf(folder, KNOWN_FILE);
 }
 
-const shown = (problems) => problems.map((p) => `${p.in} ${p.path.join(".")}: ${p.message}`).join("; ");
 
 /** The request of an exchange on one line: method, path, query, headers and body. */
 export function requestLine(item) {
@@ -135,37 +134,43 @@ export function requestLine(item) {
 /** A credential in the text of an exchange: a Bearer or Basic value, or a key of either API. */
 const CREDENTIAL = /(Bearer|Basic) [\w+/=-]{16,}|fc-[0-9a-z]{20,}|am_sk_\w{8,}/;
 
-/** Every way one exchange disagrees with the contract, each as `{check, text: "<check>: <detail> -- <request>"}`. */
-export function disagreements(validators, item, stateRefusals = {}) {
-  const operation = validators.listOperations().find((op) => op.operationId === item.operation);
+/**
+ * The body of a recorded answer as it came: JSON is recorded parsed, anything else (a JSON
+ * Content-Type over text that does not parse included) as its text. No operation answers a bare
+ * JSON string, the one value this reading would take for text.
+ */
+export function answerText(item) {
+  return typeof item.responseBody === "string" ? item.responseBody : JSON.stringify(item.responseBody ?? null);
+}
+
+/** The recorded request as contract-core's judgement takes it: target, headers and body text. */
+function requestOf(item) {
+  const query = item.query ? `?${new URLSearchParams(Object.entries(item.query).map(([k, v]) => [k, String(v)]))}` : "";
+  const sent = item.requestRaw ?? (item.requestBody === undefined ? undefined : JSON.stringify(item.requestBody));
+  // The recorder sends its bodies as JSON and names other headers only where they matter.
+  const headers = { ...(sent === undefined ? {} : { "content-type": "application/json" }), ...(item.headers ?? {}) };
+  return { method: item.method, target: `${item.path}${query}`, headers, ...(sent === undefined ? {} : { bodyText: sent }) };
+}
+
+const headerNameOf = (problem) => unescapePointer(problem.pointer.slice(1).split("/")[0] ?? "");
+
+/**
+ * Every way one exchange disagrees with the contract, each as `{check, text: "<check>: <detail> --
+ * <request>"}`; the detail lists every problem, so that a known difference can name any of them.
+ */
+export function disagreements(judge, item, stateRefusals = {}) {
+  const operation = judge.validators.listOperations().find((op) => op.operationId === item.operation);
   if (!operation) throw new Error(`no operation ${item.operation}`);
   const found = [];
 
-  const documented = validators.documentedResponse(operation.method, operation.path, item.status);
-  const mediaTypes = documented ? Object.keys(documented.content) : [];
-  if (!documented) found.push({ check: "response", detail: `status ${item.status} is not documented` });
-  else if (mediaTypes.length > 0 && !mediaTypes.some((type) => item.contentType.toLowerCase().startsWith(type))) {
-    found.push({ check: "response", detail: `${item.status} Content-Type ${item.contentType.split(";")[0]} is not documented (${mediaTypes.join(", ")})` });
-  } else {
-    const validate = validators.response(operation.method, operation.path, item.status, item.contentType);
-    if (validate && !validate(item.responseBody)) {
-      const errors = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ");
-      found.push({ check: "response", detail: `${item.status} body does not match: ${errors}` });
-    }
-  }
+  const answer = judge.answer(operation, item.method, { status: item.status, contentType: item.contentType || undefined, bodyText: answerText(item) });
+  if (answer.problems.length > 0) found.push({ check: "response", detail: summarizeAnswer(item.status, answer.problems, Infinity) });
 
-  const query = Object.fromEntries(Object.entries(item.query ?? {}).map(([k, v]) => [k, String(v)]));
   // Headers the exchange names are judged; the credential is never recorded, so its absence is not.
   const sent = new Set(Object.keys(item.headers ?? {}).map((name) => name.toLowerCase()));
-  const problems =
-    item.requestRaw !== undefined
-      ? [{ in: "body", path: [], keyword: "json", params: {}, message: "is not JSON" }]
-      : validators
-          .request(operation.method, operation.path)
-          .validate({ path: item.path, query, headers: item.headers ?? {}, body: item.requestBody })
-          .filter((problem) => problem.in !== "header" || sent.has(String(problem.path[0] ?? "").toLowerCase()));
+  const problems = judge.request(requestOf(item)).problems.filter((problem) => problem.in !== "header" || problem.pointer === "/content-type" || sent.has(headerNameOf(problem).toLowerCase()));
   const accepted = item.status >= 200 && item.status < 300;
-  if (accepted && problems.length > 0) found.push({ check: "verdict", detail: `live accepted (${item.status}), the contract refuses: ${shown(problems)}` });
+  if (accepted && problems.length > 0) found.push({ check: "verdict", detail: `live accepted (${item.status}), the contract refuses: ${summarizeProblems(problems, Infinity)}` });
   const stateRefusal = item.status === 400 && (stateRefusals[item.operation]?.(item.responseBody) ?? false);
   if (item.status === 400 && problems.length === 0 && !stateRefusal) found.push({ check: "verdict", detail: "live refused (400), the contract accepts" });
 
@@ -174,71 +179,66 @@ export function disagreements(validators, item, stateRefusals = {}) {
   return found.map(({ check, detail }) => ({ check, text: `${check}: ${detail} -- ${requestLine(item)}` }));
 }
 
-/** Where a field error of a delivery points, as the request checks write it: `body webhookId`. */
-const fieldOf = (error) => `${error.in}${error.path.length > 0 ? ` ${error.path.join(".")}` : ""}`;
+/** Conformance's checks by what contract-core's findings on a job's calls are about. */
+const DELIVERY_CHECK_OF = { schema: "delivery-schema", method: "delivery-schema", signature: "delivery-signature", order: "delivery-order", events: "delivery-events", id: "delivery-id", metadata: "delivery-metadata", headers: "delivery-headers" };
 
 /**
  * Every way the deliveries of one crawl disagree with the contract, each as
- * `{check, text: "<check>: <detail> -- <event> #<n> to <path>"}`: each delivery against its
- * webhook's schemas and the signature rule with the run's secret (`validateDelivery`:
- * `delivery-schema`, `delivery-signature`), and all of them against what the crawl's webhook asked
- * (`delivery-order`, `delivery-events`, `delivery-id`, `delivery-metadata`, `delivery-headers`).
+ * `{check, text: "<check>: <detail> -- <event> #<n> to <path>"}`: contract-core's judgement of a
+ * job's calls (each delivery against its webhook's schemas and the signature rule with the run's
+ * secret, then all of them against what the crawl's webhook asked and the order the contract's
+ * events give), with the recorded deliveries taken as complete.
  */
 export function deliveryDisagreements(crawl, { validators, secret = WEBHOOK_SECRET }) {
+  const operation = validators.listOperations().find((op) => op.operationId === crawl.start.operation);
+  const events = operation && jobEventsOf(validators, operation.operationId);
+  if (!events) throw new Error(`${crawl.start.operation} takes no webhook with a first and a last event`);
   // What the crawl's webhook asked, as the service reads it (a bare URL, the description's defaults).
-  const subscription = webhookSubscription(validators.document, { method: "POST", path: "/v2/crawl" }, crawl.start.requestBody) ?? { url: "", headers: {}, metadata: {}, events: [] };
-  const asked = (event) => subscribesTo(subscription, `crawl.${event}`);
-  const crawlId = crawl.start.responseBody?.id;
-  const verdicts = crawl.deliveries.map((delivery) => validators.validateDelivery({ headers: delivery.headers, body: delivery.rawBody }, { secret }));
-  const bodies = verdicts.map(({ payload }) => (isObject(payload) ? payload : undefined));
-  const types = bodies.map((body) => (typeof body?.type === "string" ? body.type : undefined));
-  const found = [];
-  const at = (index) => `${types[index] ?? "a delivery"} #${index} to ${crawl.deliveries[index].path}`;
-  const add = (check, detail, where = `the crawl's deliveries (${types.join(", ") || "none"})`) => found.push({ check, text: `${check}: ${detail} -- ${where}` });
-
-  if (crawl.start.status >= 200 && crawl.start.status < 300) {
-    if (asked("started") && types[0] !== "crawl.started") add("delivery-order", `the first delivery is ${types[0] ?? "missing"}, not crawl.started`);
-    if (types.filter((type) => type === "crawl.started").length > 1) add("delivery-order", "crawl.started is delivered more than once");
-    const completed = types.indexOf("crawl.completed");
-    if (asked("completed") && completed === -1) add("delivery-order", "no crawl.completed was delivered");
-    if (completed !== -1 && completed !== types.length - 1) add("delivery-order", `${types.length - 1 - completed} deliveries after crawl.completed`);
-  } else if (crawl.deliveries.length > 0) {
-    add("delivery-order", `deliveries for a crawl that was not started (${crawl.start.status})`);
-  }
-
-  for (const [index, delivery] of crawl.deliveries.entries()) {
-    // One disagreement per problem, so that a listed one (a member the release does not send) hides
-    // no other.
-    const problems = new Map();
-    for (const error of verdicts[index].errors) {
-      if (error.keyword === "signature") problems.set(`${error.message} (${error.params.reason})`, "delivery-signature");
-      else problems.set(`${fieldOf(error)}: ${error.message}`, "delivery-schema");
+  const subscription = webhookSubscription(validators.document, operation, crawl.start.requestBody) ?? { url: "", headers: {}, metadata: {}, events: [] };
+  const started = crawl.start.status >= 200 && crawl.start.status < 300;
+  const findings = judgeJobCalls(validators, { id: crawl.start.responseBody?.id, subscription, events }, crawl.deliveries.map((delivery) => ({ method: delivery.method, headers: delivery.headers, body: delivery.rawBody })), { secret, complete: true });
+  const types = crawl.deliveries.map((delivery) => {
+    try {
+      const type = JSON.parse(delivery.rawBody)?.type;
+      return typeof type === "string" ? type : undefined;
+    } catch {
+      return undefined;
     }
-    for (const [detail, check] of problems) add(check, detail, at(index));
-    const body = bodies[index];
-    // A body that is not an object with a type is a delivery-schema problem; nothing more is read from it.
-    if (!body || types[index] === undefined) continue;
-    if (!types[index].startsWith("crawl.")) add("delivery-events", `${types[index]} is not a crawl event`, at(index));
-    if (body.id !== crawlId) add("delivery-id", `id ${JSON.stringify(body.id)} is not the started crawl's ${crawlId}`, at(index));
-    for (const mismatch of subscriptionMismatches(subscription, { payload: body, headers: delivery.headers })) add(`delivery-${mismatch.member}`, mismatch.message, at(index));
+  });
+  const where = (index) => (index === undefined ? `the crawl's deliveries (${types.join(", ") || "none"})` : `${types[index] ?? "a delivery"} #${index} to ${crawl.deliveries[index].path}`);
+  const found = [];
+  // A crawl that was not started has no order to keep: any delivery for it is the one disagreement.
+  if (!started && crawl.deliveries.length > 0) found.push({ check: "delivery-order", text: `delivery-order: deliveries for a crawl that was not started (${crawl.start.status}) -- ${where()}` });
+  // One disagreement per problem, so that a listed one (a member the release does not send) hides no other.
+  for (const finding of findings) {
+    if (!started && finding.concern === "order") continue;
+    const check = DELIVERY_CHECK_OF[finding.concern];
+    found.push({ check, text: `${check}: ${describeFinding(finding)} -- ${where(finding.call)}` });
   }
-  return found;
+  return [...new Map(found.map((one) => [one.text, one])).values()];
 }
 
-/** What is wrong with the known-differences list itself: each entry names its operation, check, kind, what differs and why. */
-export function knownListProblems(known, operationIds) {
-  if (!Array.isArray(known)) return [`${KNOWN_FILE} is not a JSON array`];
-  const problems = [];
-  for (const [index, entry] of known.entries()) {
-    const named = `${KNOWN_FILE} entry ${index} (${entry?.match ?? "no match"})`;
-    if (!CHECKS.includes(entry?.check)) problems.push(`${named}: check must be one of ${CHECKS.join(", ")}`);
-    if (!KINDS.includes(entry?.kind)) problems.push(`${named}: kind must be one of ${KINDS.join(", ")}`);
-    if (!operationIds.includes(entry?.operation)) problems.push(`${named}: ${entry?.operation} is no operation of the contract`);
-    for (const member of ["match", "differs", "why"]) {
-      if (typeof entry?.[member] !== "string" || entry[member].length === 0) problems.push(`${named}: ${member} must be a non-empty string`);
-    }
+/**
+ * A record folder's accepted differences, in contract-core's known-differences format (`{operation,
+ * check, reason, why}`, `reason` a substring of the disagreement's text), checked beyond the format:
+ * each names a check of the replay and an operation of the contract, and its `why` starts with its
+ * kind (`version: …`). Returns the entries and what is wrong with the list.
+ */
+export function checkedKnown(known, operationIds) {
+  let entries;
+  try {
+    entries = parseKnownDifferences(known, KNOWN_FILE);
+  } catch (error) {
+    return { entries: [], problems: [error.message] };
   }
-  return problems;
+  const problems = [];
+  for (const [index, entry] of entries.entries()) {
+    const named = `${KNOWN_FILE} entry ${index} (${entry.reason})`;
+    if (!CHECKS.includes(entry.check)) problems.push(`${named}: check must be one of ${CHECKS.join(", ")}`);
+    if (!KINDS.some((kind) => entry.why.startsWith(`${kind}: `))) problems.push(`${named}: why must start with its kind, one of ${KINDS.map((kind) => `"${kind}: "`).join(", ")}`);
+    if (!operationIds.includes(entry.operation)) problems.push(`${named}: ${entry.operation} is no operation of the contract`);
+  }
+  return { entries, problems };
 }
 
 /**
@@ -258,24 +258,21 @@ export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
   const { service, stateRefusals } = serverEntry(server);
   const bundle = loadBundle(service);
   const validators = new OpenApiValidators(bundle);
-  const operationIds = validators.listOperations().map((op) => op.operationId);
-  const listed = (operation, one) => known.find((entry) => entry.operation === operation && entry.check === one.check && one.text.includes(entry.match));
-  const explain = (operation, found) => ({ found, unexplained: found.filter((one) => !listed(operation, one)).map((one) => one.text) });
+  const judge = new ExchangeJudge(validators);
+  const checked = checkedKnown(known, validators.listOperations().map((op) => op.operationId));
+  const listed = new KnownDifferences(checked.entries);
+  const explain = (operation, found) => ({ found, unexplained: found.filter((one) => !listed.explain(operation, one.check, one.text)).map((one) => one.text) });
   const results = [...exchanges, ...webhookCrawls.map((crawl) => crawl.start)]
     .filter((item) => item.operation !== null)
-    .map((item) => ({ item, ...explain(item.operation, disagreements(validators, item, stateRefusals)) }));
+    .map((item) => ({ item, ...explain(item.operation, disagreements(judge, item, stateRefusals)) }));
   const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators })) }));
-  const used = new Set([
-    ...results.flatMap(({ item, found }) => found.map((one) => listed(item.operation, one))),
-    ...crawls.flatMap(({ crawl, found }) => found.map((one) => listed(crawl.start.operation, one))),
-  ]);
   return {
     results,
     crawls,
-    stale: known.filter((entry) => !used.has(entry)),
+    stale: listed.stale(),
     nowDescribed: exchanges.filter((item) => item.operation === null && validators.findOperation(item.method, item.path) !== undefined),
     credentials: [...exchanges, ...webhookCrawls].filter((item) => CREDENTIAL.test(JSON.stringify(item))),
-    listProblems: knownListProblems(known, operationIds),
+    listProblems: checked.problems,
   };
 }
 
@@ -285,7 +282,7 @@ export function failuresOf(judgement) {
     ...judgement.listProblems,
     ...judgement.results.flatMap(({ item, unexplained }) => unexplained.map((text) => `${item.operation}: ${text} (${item.note})`)),
     ...judgement.crawls.flatMap(({ crawl, unexplained }) => unexplained.map((text) => `webhook of ${crawl.start.responseBody?.id ?? "a crawl"}: ${text}`)),
-    ...judgement.stale.map((entry) => `stale known difference (no exchange shows it): ${entry.operation} ${entry.check} "${entry.match}"`),
+    ...judgement.stale.map((entry) => `stale known difference (no exchange shows it): ${entry.operation} ${entry.check} "${entry.reason}"`),
     ...judgement.nowDescribed.map((item) => `${item.method} ${item.path} is recorded as outside the contract, but the contract now describes it`),
     ...judgement.credentials.map((item) => `a credential in the ${item.start ? "webhook crawl" : "exchange"} ${requestLine(item.start ?? item).slice(0, 80)}`),
   ];

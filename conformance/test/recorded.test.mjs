@@ -51,7 +51,7 @@ describe.each(servers)("%s: recorded answers agree with the contract, or differ 
   const folder = path.join(root, server);
   const judgement = judgeRecords(server, readRecords(folder), readKnown(folder));
 
-  it("every known difference names its operation, check, kind, what differs and why", () => {
+  it("every known difference is in contract-core's format and names its operation, its check and, first in its why, its kind", () => {
     expect(judgement.listProblems).toEqual([]);
   });
 
@@ -70,7 +70,7 @@ describe.each(servers)("%s: recorded answers agree with the contract, or differ 
   );
 
   it("every listed known difference still occurs", () => {
-    expect(judgement.stale.map((entry) => `${entry.operation} ${entry.check}: ${entry.match}`)).toEqual([]);
+    expect(judgement.stale.map((entry) => `${entry.operation} ${entry.check}: ${entry.reason}`)).toEqual([]);
   });
 
   it("requests recorded as outside the contract are still outside it", () => {
@@ -95,7 +95,7 @@ describe("the judgement a run and the replay share", () => {
     server: `firecrawl/firecrawl@${"0".repeat(40)}`,
     note: "a crawl",
   };
-  const known = (entry) => ({ operation: "startCrawl", check: "verdict", kind: "version", differs: "d", why: "w", ...entry });
+  const known = (entry) => ({ operation: "startCrawl", check: "verdict", why: "version: d; w", ...entry });
 
   it("finds nothing in an answer that agrees", () => {
     expect(failuresOf(judgeRecords("firecrawl", { exchanges: [crawl] }, []))).toEqual([]);
@@ -108,13 +108,13 @@ describe("the judgement a run and the replay share", () => {
     expect(failures).toEqual([
       expect.stringContaining("response: status 418 is not documented"),
       expect.stringContaining("auth: live served (200) a request with no credential"),
-      expect.stringContaining("verdict: live accepted (200), the contract refuses: body limit"),
+      expect.stringContaining("verdict: live accepted (200), the contract refuses: body/limit must be number"),
     ]);
   });
 
   it("a listed difference explains its disagreement, and a list entry that explains nothing is stale", () => {
     const refused = { ...crawl, requestBody: { url: "https://example.com", limit: "10" } };
-    const judgement = judgeRecords("firecrawl", { exchanges: [refused] }, [known({ match: '"limit":"10"' }), known({ match: "never seen" })]);
+    const judgement = judgeRecords("firecrawl", { exchanges: [refused] }, [known({ reason: '"limit":"10"' }), known({ reason: "never seen" })]);
     expect(judgement.results[0].unexplained).toEqual([]);
     expect(failuresOf(judgement)).toEqual([expect.stringMatching(/^stale known difference .*"never seen"/)]);
   });
@@ -122,9 +122,9 @@ describe("the judgement a run and the replay share", () => {
   it("fails a credential left in an exchange, an outside request the contract now describes, and a malformed list", () => {
     const leaked = { ...crawl, responseBody: { ...crawl.responseBody, echoed: "Bearer fc-0123456789abcdefghijklmnop" } };
     const outside = { ...crawl, operation: null };
-    const failures = failuresOf(judgeRecords("firecrawl", { exchanges: [leaked, outside] }, [{ operation: "startCrawl", check: "verdict", kind: "rumour", match: "x", differs: "d", why: "w" }]));
+    const failures = failuresOf(judgeRecords("firecrawl", { exchanges: [leaked, outside] }, [{ operation: "startCrawl", check: "verdict", reason: "x", why: "rumour: d; w" }]));
     expect(failures).toEqual([
-      expect.stringContaining("kind must be one of"),
+      expect.stringContaining("why must start with its kind"),
       expect.stringMatching(/^stale known difference/),
       expect.stringContaining("POST /v2/crawl is recorded as outside the contract"),
       expect.stringContaining("a credential in the exchange"),
@@ -165,7 +165,7 @@ describe("the judgement of a crawl's webhook deliveries", () => {
   it("fails a missing crawl.started, a page after crawl.completed and a missing crawl.completed", () => {
     expect(checks(ordered().slice(1))).toEqual(["delivery-order"]);
     const [started, page, completed] = ordered();
-    expect(judged([started, completed, page])).toEqual([expect.objectContaining({ check: "delivery-order", text: expect.stringContaining("1 deliveries after crawl.completed") })]);
+    expect(judged([started, completed, page])).toEqual([expect.objectContaining({ check: "delivery-order", text: expect.stringContaining("arrived after crawl.completed -- crawl.page #2") })]);
     expect(judged([started, page])).toEqual([expect.objectContaining({ check: "delivery-order", text: expect.stringContaining("no crawl.completed") })]);
   });
 
@@ -184,7 +184,7 @@ describe("the judgement of a crawl's webhook deliveries", () => {
 
   it("fails an unsigned delivery, a signature with another secret and a body changed after signing", () => {
     const [started, page, completed] = ordered();
-    expect(judged([started, delivery("crawl.page", { sign: false }), completed])).toEqual([expect.objectContaining({ check: "delivery-signature", text: expect.stringContaining("X-Firecrawl-Signature is missing (missing_signature)") })]);
+    expect(judged([started, delivery("crawl.page", { sign: false }), completed])).toEqual([expect.objectContaining({ check: "delivery-signature", text: expect.stringContaining("missing_signature: X-Firecrawl-Signature is missing") })]);
     const otherSecret = { ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(page.rawBody, "another secret") } };
     const tampered = { ...page, rawBody: page.rawBody.replace("# Docs", "# Changed") };
     expect(checks([started, otherSecret, tampered, completed])).toEqual(["delivery-signature", "delivery-signature"]);
@@ -193,14 +193,14 @@ describe("the judgement of a crawl's webhook deliveries", () => {
   it("fails a body off its webhook's schema, one disagreement per problem", () => {
     const [started, page, completed] = ordered();
     const unsigned = (rawBody) => ({ ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(rawBody) }, rawBody });
-    expect(judged([started, unsigned("not json"), completed])).toEqual([expect.objectContaining({ check: "delivery-schema", text: expect.stringContaining("delivery-schema: body: is not JSON -- a delivery #1") })]);
+    expect(judged([started, unsigned("not json"), completed])).toEqual([expect.objectContaining({ check: "delivery-schema", text: expect.stringContaining("delivery-schema: body is not JSON -- a delivery #1") })]);
     const failed = JSON.stringify({ ...JSON.parse(completed.rawBody), type: "crawl.failed", success: false, error: "Crawl failed" });
-    expect(judged([started, unsigned(failed), completed])).toEqual([expect.objectContaining({ check: "delivery-schema", text: expect.stringContaining("body type: must name a documented webhook") })]);
+    expect(judged([started, unsigned(failed), completed])).toEqual([expect.objectContaining({ check: "delivery-schema", text: expect.stringContaining("body/type must be one of \"crawl.started\"") })]);
     const { webhookId: _dropped, ...withoutId } = JSON.parse(page.rawBody);
     const failedPage = JSON.stringify({ ...withoutId, success: false });
     expect(judged([started, unsigned(failedPage), completed]).map((one) => one.text.split(" -- ")[0])).toEqual([
-      "delivery-schema: body webhookId: must have required property 'webhookId'",
-      "delivery-schema: body error: must have required property 'error'",
+      "delivery-schema: body/webhookId is required",
+      "delivery-schema: body/error is required",
     ]);
     expect(checks([started, { ...page, headers: { ...page.headers, "content-type": "text/plain" } }, completed])).toEqual(["delivery-schema"]);
   });
@@ -210,9 +210,9 @@ describe("the judgement of a crawl's webhook deliveries", () => {
     const { webhookId: _dropped, ...withoutId } = JSON.parse(page.rawBody);
     const rawBody = JSON.stringify({ ...withoutId, data: [] });
     const bare = { ...page, headers: { ...page.headers, "x-firecrawl-signature": signed(rawBody) }, rawBody };
-    const known = [{ operation: "startCrawl", check: "delivery-schema", kind: "version", match: "body webhookId: must have required property 'webhookId'", differs: "d", why: "w" }];
+    const known = [{ operation: "startCrawl", check: "delivery-schema", reason: "body/webhookId is required", why: "version: d; w" }];
     const judgement = judgeRecords("firecrawl", { exchanges: [], webhookCrawls: [{ start: start(), deliveries: [started, bare, completed] }] }, known);
-    expect(judgement.crawls[0].unexplained).toEqual([expect.stringMatching(/^delivery-schema: body data: must NOT have fewer than 1 items -- crawl.page #1/)]);
+    expect(judgement.crawls[0].unexplained).toEqual([expect.stringMatching(/^delivery-schema: body\/data must NOT have fewer than 1 items -- crawl.page #1/)]);
     expect(judgement.stale).toEqual([]);
   });
 });

@@ -46,6 +46,7 @@ export {
   entitlementsWording,
   webdataWording,
   describeFieldError,
+  fieldMessage,
   fieldName,
   truncate,
   MESSAGE_LIMIT,
@@ -55,3 +56,20 @@ export {
   type ErrorWording,
   type WordingContext,
 } from "./wording.js";
+export {
+  ExchangeJudge,
+  describeProblem,
+  pointerOf,
+  problemsOf,
+  queryOf,
+  summarizeAnswer,
+  summarizeProblems,
+  type AnswerJudgement,
+  type AnswerPlan,
+  type AnswerToJudge,
+  type ContractProblem,
+  type HeaderValues,
+  type ProblemPart,
+  type RequestJudgement,
+  type RequestToJudge,
+} from "./judgement.js";

@@ -35,6 +35,20 @@ export {
   type WebhookSubscription,
 } from "./deliveries.js";
 export {
+  askedFindings,
+  describeFinding,
+  jobEventsOf,
+  orderFindings,
+  judgeJobCalls,
+  methodProblem,
+  type JobCall,
+  type JobConcern,
+  type JobEvents,
+  type JobFinding,
+  type JobJudgeOptions,
+  type JobToJudge,
+} from "./job-judgement.js";
+export {
   registerApi,
   listApis,
   getApi,

@@ -67,28 +67,48 @@ export function fieldName(error: FieldError): string {
 
 const showValue = (value: unknown) => truncate(JSON.stringify(value) ?? String(value), NAME_LIMIT);
 
-/** One sentence that names the member at fault: `feature_id is required`, `limit: must be integer`. */
-export function describeFieldError(error: FieldError): string {
-  const field = fieldName(error);
+/**
+ * What is wrong with the member at fault, without naming it: `is required`, `must be integer`. The
+ * one wording of a validation error: error bodies put the member's name before it
+ * ({@link describeFieldError}), judgements its JSON pointer (`body/limit must be integer`).
+ */
+export function fieldMessage(error: FieldError): string {
   const params = error.params;
   switch (error.keyword) {
     case "required":
-      return `${field} is required`;
+      return "is required";
     case "additionalProperties":
     case "unevaluatedProperties":
-      return `${field} is not a recognized member of the ${error.in}`;
+      return "is not a documented member";
     case "enum":
-      return `${field}: must be one of ${(Array.isArray(params.allowedValues) ? params.allowedValues : []).map(showValue).join(", ")}`;
+      return `must be one of ${(Array.isArray(params.allowedValues) ? params.allowedValues : []).map(showValue).join(", ")}`;
     case "const":
-      return `${field}: must be ${showValue(params.allowedValue)}`;
+      return `must be ${showValue(params.allowedValue)}`;
+    case "signature":
+      // The reason's name (`invalid_signature`) is what a receiver's logs and the scheme's libraries say.
+      return typeof params.reason === "string" ? `${params.reason}: ${error.message}` : error.message;
+    default:
+      if (Array.isArray(params.exactlyOneOf)) return `exactly one of ${params.exactlyOneOf.join(", ")} is required`;
+      if (Array.isArray(params.notTogether)) return `${params.notTogether.join(", ")} must not be sent together with the other members given`;
+      return error.message.trim() || "is not valid";
+  }
+}
+
+/** One sentence that names the member at fault: `feature_id is required`, `limit: must be integer`. */
+export function describeFieldError(error: FieldError): string {
+  const field = fieldName(error);
+  const message = fieldMessage(error);
+  switch (error.keyword) {
+    case "required":
+    case "additionalProperties":
+    case "unevaluatedProperties":
+      return `${field} ${message}`;
     default: {
-      if (Array.isArray(params.exactlyOneOf)) {
-        return `${error.path.length > 0 ? `${field}: ` : ""}exactly one of ${params.exactlyOneOf.join(", ")} is required`;
+      if (Array.isArray(error.params.notTogether)) {
+        return `${error.params.notTogether.join(", ")} must not be sent${error.path.length > 0 ? ` in ${field}` : ""} together with the other members given`;
       }
-      if (Array.isArray(params.notTogether)) {
-        return `${params.notTogether.join(", ")} must not be sent${error.path.length > 0 ? ` in ${field}` : ""} together with the other members given`;
-      }
-      return `${field}: ${error.message.trim() || "is not valid"}`;
+      if (Array.isArray(error.params.exactlyOneOf) && error.path.length === 0) return message;
+      return `${field}: ${message}`;
     }
   }
 }

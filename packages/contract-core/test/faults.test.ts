@@ -74,7 +74,7 @@ describe("faults format: one JSON Schema", () => {
     ["a fault and a status at once", { rules: [{ name: "both", fault: "hang", status: 503 }] }, /rule 1 \("both"\) has both fault and status/],
     ["retryAfter without a status", { rules: [{ fault: "reset", retryAfter: 2 }] }, /rule 1 has retryAfter without status/],
     ["a probability above 1", { rules: [{ fault: "reset", probability: 1.5 }] }, /rule 1 probability must be <= 1/],
-    ["an unknown fault", { rules: [{ fault: "drop" }] }, /rule 1 fault must be equal to one of the allowed values/],
+    ["an unknown fault", { rules: [{ fault: "drop" }] }, /rule 1 fault must be one of "reset", "hang", "slow-body"/],
     ["a latency past the bound", { rules: [{ latency: 600000 }] }, /rule 1 latency must be a whole number of milliseconds from 0 to 60000/],
     ["a range upside down", { rules: [{ latency: { min: 50, max: 5 } }] }, /rule 1 latency has min 50 above max 5/],
     ["a median above its p99", { rules: [{ latency: { median: 500, p99: 100 } }] }, /rule 1 latency has median 500 above p99 100/],

@@ -4,33 +4,35 @@ import { Readable } from "node:stream";
 import { Pool } from "undici/index.js";
 import {
   DELIVERY_ORDER_GRACE_MS,
+  askedFindings,
   createEdgeServer,
-  escapePointer,
   isObject,
+  jobEventsOf,
   listen,
-  subscribesTo,
-  subscriptionMismatches,
-  takesWebhook,
+  methodProblem,
+  orderFindings,
+  problemsOf,
   webhookSubscription,
+  type JobToJudge,
   type JsonObject,
   type OpenApiValidators,
   type WebhookInfo,
-  type WebhookSubscription,
 } from "@api-contracts/contract-core";
-import { ruleErrors, type RuleError } from "./judge.js";
+import type { RuleError } from "./judge.js";
 import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, readUpTo } from "./wire.js";
 
 /** How many jobs started through the proxy are remembered for judging their calls; the oldest is forgotten first. */
 export const REMEMBERED_JOBS = 1_000;
 
-/** A job (a crawl) started through the proxy with a webhook, and what its calls so far told. */
+/** Calls of one job whose order is judged; later ones are still judged on their own. */
+export const REMEMBERED_CALLS = 1_000;
+
+/** A job (a crawl) started through the proxy with a webhook, and its calls so far. */
 interface Job {
-  subscription: WebhookSubscription;
-  /** When its first call of any kind arrived, and which event it was. */
-  firstCall?: { at: number; type: string };
-  /** When its first event (`crawl.started`) and its last (`crawl.completed`) arrived. */
-  started?: number;
-  completed?: number;
+  judged: JobToJudge;
+  arrivals: Array<{ at: number; type: string }>;
+  /** Findings already reported, so that each is reported once, with the call that made it known. */
+  reported: Set<string>;
 }
 
 /**
@@ -44,47 +46,38 @@ export class StartedJobs {
 
   /** Notes a job an operation started: its request asked for a webhook and the answer named its id. */
   note(operation: { method: string; path: string }, requestBody: unknown, answerBody: unknown): void {
-    if (!takesWebhook(this.validators.document, operation)) return;
+    const started = this.validators.findOperation(operation.method, operation.path);
+    const events = started && jobEventsOf(this.validators, started.operationId);
+    if (!events) return;
     const subscription = webhookSubscription(this.validators.document, operation, requestBody);
     const id = isObject(answerBody) ? answerBody.id : undefined;
     if (!subscription || typeof id !== "string") return;
     if (this.jobs.size >= REMEMBERED_JOBS) this.jobs.delete(this.jobs.keys().next().value!);
-    this.jobs.set(id, { subscription });
+    this.jobs.set(id, { judged: { id, subscription, events }, arrivals: [], reported: new Set() });
   }
 
   /**
-   * What a call for one of the jobs breaks: what its webhook asked (events, metadata, headers),
-   * and the order of the job's calls as they arrive (`<kind>.started` first and once,
-   * `<kind>.completed` last and once), with the grace calls sent at once may arrive within.
-   * Nothing for a call of a job the proxy did not see start.
+   * What a call for one of the jobs breaks (contract-core's judgement of a job's calls): what its
+   * webhook asked, and the order of the job's calls so far, each finding once, as soon as the calls
+   * that arrived show it. Out of order by no more than the grace calls sent at once may arrive in
+   * is no violation. Nothing for a call of a job the proxy did not see start.
    */
-  judge(payload: unknown, headers: IncomingMessage["headers"], now: number): RuleError[] {
+  judge(payload: unknown, headers: IncomingMessage["headers"], now: number, documented = true): RuleError[] {
     const id = isObject(payload) ? payload.id : undefined;
     const type = isObject(payload) && typeof payload.type === "string" ? payload.type : undefined;
     const job = typeof id === "string" ? this.jobs.get(id) : undefined;
     if (!job || type === undefined) return [];
-    const found: RuleError[] = subscriptionMismatches(job.subscription, { payload, headers }).map((mismatch) =>
-      mismatch.member === "headers"
-        ? { in: "header", pointer: `/${escapePointer(mismatch.name!.toLowerCase())}`, keyword: "webhook-headers", message: mismatch.message }
-        : { in: "body", pointer: mismatch.member === "events" ? "/type" : "/metadata", keyword: `webhook-${mismatch.member}`, message: mismatch.message },
-    );
-    const order = (message: string) => found.push({ in: "body", pointer: "/type", keyword: "webhook-order", message });
-    const kind = type.slice(0, type.indexOf(".") + 1);
-    const [first, last] = [`${kind}started`, `${kind}completed`];
-    job.firstCall ??= { at: now, type };
-    if (job.completed !== undefined && type !== last && now - job.completed > DELIVERY_ORDER_GRACE_MS) order(`arrived ${now - job.completed} ms after ${last}`);
-    if (type === first) {
-      if (job.started !== undefined) order(`${first} was delivered again`);
-      // After the last event, that one finding says it all.
-      else if (job.completed === undefined && job.firstCall.type !== first && now - job.firstCall.at > DELIVERY_ORDER_GRACE_MS) order(`arrived ${now - job.firstCall.at} ms after the job's first call (${job.firstCall.type})`);
-      job.started ??= now;
+    const found = askedFindings(job.judged, { payload, headers, documented });
+    if (job.arrivals.length >= REMEMBERED_CALLS) return found.map((finding) => finding.problem);
+    job.arrivals.push({ at: now, type });
+    const order = orderFindings(job.judged, job.arrivals, job.arrivals.map((arrival) => arrival.type), { complete: false, graceMs: DELIVERY_ORDER_GRACE_MS });
+    for (const finding of order) {
+      const key = `${finding.call ?? ""} ${finding.problem.message}`;
+      if (finding.severity !== "failure" || job.reported.has(key)) continue;
+      job.reported.add(key);
+      found.push(finding);
     }
-    if (type === last) {
-      if (job.completed !== undefined) order(`${last} was delivered again`);
-      if (job.started === undefined && subscribesTo(job.subscription, first)) order(`no ${first} arrived before it`);
-      job.completed ??= now;
-    }
-    return found;
+    return found.map((finding) => finding.problem);
   }
 }
 
@@ -149,8 +142,9 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
       error: () => undefined,
       end: (bytes) => {
         const verdict = options.validators.validateDelivery({ headers: req.headers, body: bytes }, { secret: options.secret });
-        const errors = [...ruleErrors(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now())];
-        if (method !== "POST") errors.unshift({ in: "path", pointer: "", keyword: "method", message: `a webhook call is a POST, not ${method}` });
+        const errors = [...problemsOf(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now(), verdict.event !== undefined)];
+        const wrongMethod = methodProblem(method);
+        if (wrongMethod) errors.unshift(wrongMethod);
         forward(req, res, bytes, report(webhooks.find((webhook) => webhook.event === verdict.event), errors));
       },
     });

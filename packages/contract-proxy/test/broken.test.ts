@@ -121,7 +121,7 @@ describe("an upstream that breaks the contract is reported with the operation an
     const { proxy } = await proxyTo(json(404, { message: "nope", code: "invalid_request", env: "sandbox" }));
     await send(proxy.url, "GET", "/v1/balances.check");
     expect(pointers(proxy)).toEqual([[null, "request", 404, ["path operation"]]]);
-    expect(proxy.violations[0]!.errors[0]!.message).toBe("no GET operation is documented at this path; documented: POST");
+    expect(proxy.violations[0]!.errors[0]!.message).toBe("GET /v1/balances.check is not an operation of the contract; documented at this path: POST");
   });
 });
 

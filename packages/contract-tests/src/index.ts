@@ -1,6 +1,7 @@
 export { runContractTests, runFailed, measureGeneratedRun, optionsFromEnv, listChecks, formatResult, formatSummary } from "./run.js";
 export type { ContractTestOptions, CheckResult, GeneratedRunCost, OperationReport, Report, RunLimits } from "./run.js";
 export { Contract, loadBundledSpec } from "./judge.js";
+export { judgeJob, type Finding, type JobRecord } from "./webhooks/judge.js";
 export type { Exchange, Verdict, OperationRef, Service } from "./judge.js";
 export { UsageError, checkFixtures, fixturesSchema, PLACEHOLDER } from "./fixtures.js";
 export { fixturesTemplate } from "./init.js";

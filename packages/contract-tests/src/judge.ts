@@ -1,5 +1,4 @@
-import type { ErrorObject } from "ajv/dist/2020.js";
-import { OpenApiValidators, escapePointer, follow, isJsonMediaType, loadBundle, matchMediaType, resolvePointer } from "@api-contracts/contract-core";
+import { ExchangeJudge, OpenApiValidators, fieldErrors, follow, loadBundle, problemsOf, resolvePointer, summarizeAnswer, summarizeProblems, type ContractProblem } from "@api-contracts/contract-core";
 
 export type Service = "entitlements" | "webdata";
 
@@ -15,8 +14,10 @@ export interface Exchange {
 
 export interface Verdict {
   ok: boolean;
-  /** Why the answer passed or failed, in one line. */
+  /** Why the answer passed or failed, in one line (contract-core's summary of the problems). */
   reason: string;
+  /** What the answer breaks, as contract-core judges it; empty when it passed. */
+  problems: ContractProblem[];
   /** The parsed body when it was JSON. */
   body?: unknown;
 }
@@ -36,11 +37,6 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function mediaTypeOf(contentType: string | null): string | null {
-  if (!contentType) return null;
-  return contentType.split(";")[0]!.trim().toLowerCase();
-}
-
 /** Loads the bundled description of one API from `@api-contracts/spec`. */
 export function loadBundledSpec(service: Service): JsonObject {
   return loadBundle(service) as JsonObject;
@@ -54,11 +50,13 @@ export class Contract {
   readonly doc: JsonObject;
   /** The bundle's validators (contract-core), for what the contract judges beyond answers: webhook calls. */
   readonly validators: OpenApiValidators;
+  private readonly judgement: ExchangeJudge;
   private readonly operations: OperationRef[];
 
   constructor(doc: JsonObject) {
     this.doc = doc;
     this.validators = new OpenApiValidators(doc);
+    this.judgement = new ExchangeJudge(this.validators);
     this.operations = this.validators
       .listOperations()
       .map(({ operationId, method, path, pointer }) => ({ operationId, method, pathTemplate: path, pointer }));
@@ -124,47 +122,23 @@ export class Contract {
   validate(pointer: string, value: unknown): { ok: boolean; errors: string } {
     const validator = this.validators.schema(pointer);
     const ok = validator(value) as boolean;
-    return { ok, errors: ok ? "" : describeErrors(validator.errors) };
+    return { ok, errors: ok ? "" : summarizeProblems(problemsOf(fieldErrors(validator.errors, "body"))) };
   }
 
-  /** Judges one answer against the contract of the operation the request hit. */
+  /** Judges one answer against the contract of the operation the request hit (contract-core's judgement). */
   judge(exchange: Exchange): Verdict {
-    const ref = this.findOperation(exchange.method, exchange.path);
-    if (!ref) return { ok: false, reason: `${exchange.method} ${exchange.path} is not an operation of the contract` };
-    const status = String(exchange.status);
-    const response = this.validators.documentedResponse(ref.method, ref.pathTemplate, exchange.status);
-    if (!response) {
-      return {
-        ok: false,
-        reason: `status ${status} is not documented for ${ref.operationId} (documented: ${this.documentedStatuses(ref.operationId).join(", ")})`,
-      };
+    const operation = this.judgement.findOperation(exchange.method, exchange.path);
+    if (!operation) {
+      const { problems } = this.judgement.request({ method: exchange.method, target: exchange.path, headers: {} });
+      return { ok: false, reason: summarizeProblems(problems), problems };
     }
-    const content = response.content as JsonObject;
-    const mediaType = mediaTypeOf(exchange.contentType);
-
-    if (Object.keys(content).length === 0) {
-      if (exchange.bodyText.trim() === "") return { ok: true, reason: `${status} with no body, as documented` };
-      return { ok: false, reason: `${status} carries a body, but the contract documents none for ${ref.operationId}` };
+    const { problems, body } = this.judgement.answer(operation, exchange.method, exchange);
+    const parsed = body === undefined ? {} : { body };
+    if (problems.length > 0) {
+      return { ok: false, reason: summarizeAnswer(exchange.status, problems), problems, ...parsed };
     }
-    if (!mediaType) return { ok: false, reason: `${status} has no Content-Type (documented: ${Object.keys(content).join(", ")})` };
-    const mediaKey = matchMediaType(mediaType, Object.keys(content));
-    if (!mediaKey) {
-      return { ok: false, reason: `${status} Content-Type ${mediaType} is not documented (documented: ${Object.keys(content).join(", ")})` };
-    }
-    const media = content[mediaKey];
-    let body: unknown = exchange.bodyText;
-    if (isJsonMediaType(mediaType)) {
-      try {
-        body = JSON.parse(exchange.bodyText);
-      } catch {
-        return { ok: false, reason: `${status} body is not valid JSON although Content-Type is ${mediaType}` };
-      }
-    }
-    if (!isObject(media) || !isObject(media.schema)) return { ok: true, reason: `${status} ${mediaType} (no schema to judge)`, body };
-    const schemaPointer = `${response.pointer}/content/${escapePointer(mediaKey)}/schema`;
-    const result = this.validate(schemaPointer, body);
-    if (!result.ok) return { ok: false, reason: `${status} body does not match the contract: ${result.errors}`, body };
-    return { ok: true, reason: `${status} ${mediaType} matches the contract`, body };
+    const mediaType = exchange.contentType?.split(";")[0]!.trim().toLowerCase();
+    return { ok: true, reason: mediaType && exchange.bodyText.trim() !== "" ? `${exchange.status} ${mediaType} matches the contract` : `${exchange.status} with no body, as documented`, problems, ...parsed };
   }
 
   /** Reads the value at a JSON pointer of the bundle. */
@@ -189,25 +163,4 @@ export class Contract {
     const node = this.at(pointer);
     return isObject(node) ? this.derefSchema(node, pointer).schema : {};
   }
-}
-
-function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  if (!errors?.length) return "invalid";
-  const seen = new Set<string>();
-  const parts: string[] = [];
-  for (const error of errors) {
-    const where = error.instancePath || "(root)";
-    let text = `${where} ${error.message ?? "is invalid"}`;
-    if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties") {
-      const extra = (error.params as { additionalProperty?: string; unevaluatedProperty?: string });
-      text += ` (${extra.additionalProperty ?? extra.unevaluatedProperty})`;
-    }
-    if (error.keyword === "enum") text += ` (${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)})`;
-    if (!seen.has(text)) {
-      seen.add(text);
-      parts.push(text);
-    }
-    if (parts.length === 3) break;
-  }
-  return parts.join("; ");
 }

@@ -37,7 +37,7 @@ describe("judge", () => {
   it("judge: an undocumented content type is a failure", () => {
     const verdict = webdata.judge(exchange({ contentType: "text/plain" }));
     expect(verdict.ok).toBe(false);
-    expect(verdict.reason).toMatch(/Content-Type text\/plain is not documented/);
+    expect(verdict.reason).toMatch(/header\/content-type is 'text\/plain', which a 200 answer to getTokenUsage does not take/);
   });
 
   it("judge: a body that is not JSON under a JSON content type is a failure", () => {

@@ -6,6 +6,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import type { FaultRule, Faults, Latency } from "../generated/faults.js";
 import { loadBundle, type ApiName } from "../registry.js";
 import { OpenApiValidators } from "../validators.js";
+import { fieldMessage } from "../wording.js";
 import { documentedAnswer } from "./answers.js";
 
 export type { Faults, FaultRule, Latency, UniformLatency, LogNormalLatency } from "../generated/faults.js";
@@ -76,7 +77,8 @@ function describeError(error: ErrorObject): string | undefined {
       return undefined;
     default:
       if (member === "latency" && parts.length === 1) return undefined;
-      return `${parts.join(".")} ${error.message ?? "is invalid"}`;
+      // Worded as every validation error is (contract-core's fieldMessage), after the rule's member.
+      return `${parts.join(".")} ${fieldMessage({ in: "body", path: [], keyword: error.keyword, params: error.params as Record<string, unknown>, message: error.message ?? "" })}`;
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DELIVERY_ORDER_GRACE_MS, takesWebhook, walkWebhooks, webhookSubscription, type JsonObject } from "@api-contracts/contract-core";
+import { DELIVERY_ORDER_GRACE_MS, jobEventsOf as jobEventsFromContract, webhookSubscription, type JsonObject } from "@api-contracts/contract-core";
 import { curlCommand } from "../generate/curl.js";
 import type { Contract } from "../judge.js";
 import { expectAnswer, fail, pass, requireAnswer, skip, snippet, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
@@ -51,18 +51,9 @@ type StageRun = { jobs: JudgedJob[] } | { error: string } | { notStarted: string
 /** Documented answers to a start that a client backs off from and retries later: the target is not at fault. */
 const BACK_OFF: Record<number, string> = { 429: "rate limited", 402: "out of credits" };
 
-/** The webhooks an operation's requests subscribe to: those sharing its tag, with a first (`*.started`) and a last (`*.completed`) event. */
+/** The webhooks an operation's requests subscribe to, as contract-core reads them from the contract. */
 export function jobEventsOf(contract: Contract, operationId: string): JobEvents | undefined {
-  const ref = contract.operation(operationId);
-  if (!takesWebhook(contract.doc, { method: ref.method, path: ref.pathTemplate })) return undefined;
-  const tagsOf = (node: unknown) => (Array.isArray((node as { tags?: unknown })?.tags) ? ((node as { tags: unknown[] }).tags as string[]) : []);
-  const tags = tagsOf(contract.operationObject(ref));
-  const events = walkWebhooks(contract.doc)
-    .filter((webhook) => tagsOf(webhook.operation).some((tag) => tags.includes(tag)))
-    .map((webhook) => webhook.event);
-  const first = events.find((event) => event.endsWith(".started"));
-  const last = events.find((event) => event.endsWith(".completed"));
-  return first && last ? { events, first, last } : undefined;
+  return jobEventsFromContract(contract.validators, operationId);
 }
 
 const shortName = (event: string) => event.slice(event.indexOf(".") + 1);
