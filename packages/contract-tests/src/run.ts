@@ -367,9 +367,10 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       return { ok: false, reason: error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}` };
     }
   };
-  // Checks that mostly wait on the server start together when the first of them is reached, and
-  // are reported in their place: the run costs one wait, not one per operation.
-  const waiting = new Map<Check, Promise<Outcome | UnreachableError>>();
+  // Checks that mostly wait on the server (a stalled body waits out the server's request deadline)
+  // start together with the run and are reported in their place: the run costs one wait, beside
+  // the other checks, not one per operation.
+  const waiting = new Map(checks.filter((check) => check.waits).map((check) => [check, runOne(check)] as const));
   let goneAfter: string | undefined;
   for (const [index, check] of checks.entries()) {
     if (goneAfter) {
@@ -377,7 +378,6 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       continue;
     }
     if (deadline.aborted) throw new UnreachableError(`the run did not finish within ${limits.maxTimeMs} ms (--max-time); ${index} of ${checks.length} checks ran`);
-    if (check.waits && !waiting.has(check)) for (const later of checks.slice(index)) if (later.waits) waiting.set(later, runOne(later));
     const outcome = await (waiting.get(check) ?? runOne(check));
     // A target that stops answering would cost a timeout per remaining check: the run ends here.
     if (outcome instanceof UnreachableError) {

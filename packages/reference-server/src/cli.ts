@@ -29,8 +29,8 @@ Webhooks (each call's end is printed on stderr):
 Limits (positive integers; see the README's limits table):
   --body-limit <bytes>       largest request body (default: 1048576 entitlements,
                              10485760 web data); a larger Content-Length is 413 at once
-  --request-timeout <ms>     time to receive a whole request (default: 30000); then 408
-  --headers-timeout <ms>     time to receive the request headers (default: 10000); then 408
+  --request-timeout <ms>     time to receive a whole request (default: 5000); then 408
+  --headers-timeout <ms>     time to receive the request headers (default: 5000); then 408
   --idle-timeout <ms>        close a connection silent this long (default: 60000)
   --linger-bytes <bytes>     after an early answer (413, 401, a refused request), read and
                              drop this much of what the client still sends (default: 67108864)

@@ -51,9 +51,15 @@ export interface HttpLimits {
   lingerMs: number;
 }
 
+/**
+ * A request here is a small JSON document: 5 s to receive it whole is ample for any client that is
+ * sending (Go's net/http guidance uses the same ReadTimeout), frees a stalled connection 60 times
+ * sooner than Node's own 300 s, and stays below a client's usual 10 s timeout, so that a client
+ * that stalls is told so (408) before it gives up (the kit's --timeout is such a client).
+ */
 export const DEFAULT_HTTP_LIMITS: Omit<HttpLimits, "bodyLimitBytes"> = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 5_000,
+  headersTimeoutMs: 5_000,
   idleTimeoutMs: 60_000,
   lingerBytes: DEFAULT_LINGER.maxBytes,
   lingerMs: DEFAULT_LINGER.maxMs,
