@@ -54,3 +54,7 @@ export {
   type ErrorWording,
   type WordingContext,
 } from "./wording.js";
+export { counted } from "./counted.js";
+export { authorizationProblem, type UnauthorizedReason } from "./authorization.js";
+export { redactor, REDACTED } from "./redact.js";
+export { withDefaultScheme } from "./default-scheme.js";

@@ -30,7 +30,7 @@ import {
 import { Judge, NotJudged, decodeBody, queryOf, type ResponsePlan, type RuleError } from "./judge.js";
 import { StartedJobs, parsedAnswer, startWebhookRelay } from "./webhooks.js";
 import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, joinChunks, readUpTo } from "./wire.js";
-import { ReportFile, boundedInjected, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
+import { ReportFile, boundedInjected, boundedViolation, knownReason, credentialRedactor, secretsOf, type StaleLine, type Violation } from "./report.js";
 
 export interface ContractProxyOptions {
   /** The API the traffic speaks: `entitlements` or `webdata` (any registered API). */
@@ -216,7 +216,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
   const errors = new ContractErrors(api);
   const judge = new Judge(errors.validators);
-  const redact = redactor(api.keyPrefix);
+  const redact = credentialRedactor(api.keyPrefix);
   const report = options.report === undefined ? undefined : new ReportFile(options.report);
   const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0, injected: 0, deliveries: 0 };
   let webhooksTo: URL | undefined;

@@ -113,6 +113,8 @@ export interface ObservedExchange {
   exchange: Exchange;
   verdict: Verdict;
   sent: SentRequest;
+  /** Whether the request carried the run's API key (not none, another scheme or a made-up key). */
+  keyed: boolean;
 }
 
 /** A request body as coverage counts it: its JSON value, or nothing when it is not JSON. */
@@ -218,7 +220,7 @@ export class Caller {
     await send(ref.pathTemplate, init);
     if (!recorded) throw new Error(`${operationId}: the client sent no request`);
     const verdict = this.options.contract.judge(recorded);
-    this.options.observe?.({ exchange: recorded, verdict, sent });
+    this.options.observe?.({ exchange: recorded, verdict, sent, keyed: auth === "valid" });
     let body: unknown = verdict.body;
     if (body === undefined) {
       try {

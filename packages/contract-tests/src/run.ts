@@ -1,11 +1,11 @@
-import { CoverageRecorder, formatCoverage, type Coverage } from "@api-contracts/contract-core";
+import { counted, CoverageRecorder, formatCoverage, truncate, type Coverage } from "@api-contracts/contract-core";
 import { Caller, DEFAULT_LIMITS, UnreachableError, type ObservedExchange } from "./http.js";
 import { maskUrl, redactor, withoutCredentials } from "./secrets.js";
 import { Contract, loadBundledSpec, type Service } from "./judge.js";
 import { entitlementsChecks } from "./checks/entitlements.js";
 import { webdataChecks } from "./checks/webdata.js";
 import { CheckFailure, SEVERITIES, type Check, type CheckContext, type Level, type Outcome, type Severity } from "./checks/types.js";
-import { checkFixtures, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
+import { checkFixtures, PLACEHOLDER, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
 import { KnownDifferences, loadKnownDifferences, type KnownDifference } from "./known-differences.js";
 import { AnswerTally, diagnose } from "./diagnose.js";
 import { httpProbes } from "./probes/checks.js";
@@ -84,6 +84,8 @@ export interface CheckResult {
   severity?: Severity;
   /** Not run: generation stopped at the run's deadline before reaching it, or the target stopped answering. */
   skipped?: boolean;
+  /** How long the check took, in milliseconds (absent when it was not run). */
+  durationMs?: number;
   /** Examples a generated check tried. */
   examples?: number;
   /** How to repeat a failed generated check: seed, reduced request, curl. */
@@ -272,6 +274,7 @@ function resolveOptions(options: ContractTestOptions): Resolved {
   if (level === "behavior") requireServiceFixtures(fixtures, options.service);
   const apiKey = options.apiKey || fixtures?.api_keys?.[options.service];
   if (!apiKey) throw new UsageError(`an API key is needed: pass --api-key or set api_keys.${options.service} in the fixtures`);
+  if (PLACEHOLDER.test(apiKey)) throw new UsageError(`api_keys.${options.service} in the fixtures still holds its placeholder from contract-test init: put a key your server accepts there, or pass --api-key`);
   const limits: RunLimits = {
     timeoutMs: parseLimit("timeoutMs", options.timeoutMs) ?? DEFAULT_LIMITS.timeoutMs,
     maxTimeMs: parseLimit("maxTimeMs", options.maxTimeMs) ?? DEFAULT_MAX_TIME_MS,
@@ -359,12 +362,16 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
   const skip = (check: Pick<Check, "operation" | "name" | "what" | "level">, reason: string) =>
     record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed: false, skipped: true, reason });
 
+  const durations = new Map<Check, number>();
   const runOne = async (check: Check): Promise<Outcome | UnreachableError> => {
+    const began = performance.now();
     try {
       return await check.run(ctx);
     } catch (error) {
       if (error instanceof UnreachableError) return error;
       return { ok: false, reason: error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}` };
+    } finally {
+      durations.set(check, Math.round(performance.now() - began));
     }
   };
   // Checks that mostly wait on the server (a stalled body waits out the server's request deadline)
@@ -395,6 +402,7 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       level: check.level,
       passed: outcome.ok,
       reason: redact(outcome.reason),
+      durationMs: durations.get(check)!,
       ...(outcome.ok || !outcome.severity ? {} : { severity: outcome.severity }),
       ...(outcome.evidence && !outcome.ok ? { evidence: outcome.evidence.map(redact) } : {}),
     });
@@ -420,6 +428,7 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
     }
     reached++;
     let outcome: GeneratedOutcome;
+    const began = performance.now();
     try {
       outcome = await check.run({ ...ctx, deadline, deadlineAt, shownBaseUrl });
     } catch (error) {
@@ -428,12 +437,12 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
     }
     examples += outcome.examples;
     const failures = outcome.failures?.map((failure) => shownFailure(failure, redact));
-    record({ ...base, passed: outcome.ok, reason: redact(outcome.reason), examples: outcome.examples, ...(failures ? { reproduce: failures[0]!.reproduce, failures } : {}) });
+    record({ ...base, passed: outcome.ok, reason: redact(outcome.reason), durationMs: Math.round(performance.now() - began), examples: outcome.examples, ...(failures ? { reproduce: failures[0]!.reproduce, failures } : {}) });
   }
   const stopped = deadline.aborted;
   const summary = stopped
-    ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${generated.length} generated checks reached, ${examples} examples sent; seed ${seed}`
-    : `generation: ${generated.length} checks, ${examples} examples, seed ${seed}`;
+    ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${counted(generated.length, "generated check")} reached, ${counted(examples, "example")} sent; seed ${seed}`
+    : `generation: ${counted(generated.length, "check")}, ${counted(examples, "example")}, seed ${seed}`;
   report.generation = { examples: generate, seed, stopped, summary };
   return finish();
 }
@@ -460,20 +469,24 @@ async function pageTitleAt(url: string, limits: RunLimits, send: typeof globalTh
   }
 }
 
+/** Longest reason a terminal is shown on a result line; the JSON report (--report) keeps it whole. */
+export const REASON_LIMIT = 400;
+
 /** One line per check: status, operation and check name, what was checked, and why it passed or failed. */
 export function formatResult(result: CheckResult): string {
   const status = result.skipped ? "SKIP" : result.passed ? "PASS" : result.known !== undefined ? "KNOWN" : result.severity === "warning" ? "WARN" : "FAIL";
   const accepted = result.known !== undefined ? ` (known difference: ${result.known})` : "";
-  const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${result.reason}${accepted}`;
+  const line = `${status} ${result.operation} ${result.check}: ${result.what} -- ${truncate(result.reason, REASON_LIMIT)}${accepted}`;
   if (result.evidence) return [line, ...result.evidence.map((evidence) => `     ${evidence}`)].join("\n");
   if (!result.failures) return line;
-  const details = result.failures.flatMap((failure, i) => [...(i > 0 ? [`     also: ${failure.reason}`] : []), `     seed: ${failure.reproduce.seed}`, ...failure.reproduce.curl.map((curl) => `     ${curl}`)]);
+  const details = result.failures.flatMap((failure, i) => [...(i > 0 ? [`     also: ${truncate(failure.reason, REASON_LIMIT)}`] : []), `     seed: ${failure.reproduce.seed}`, ...failure.reproduce.curl.map((curl) => `     ${curl}`)]);
   return [line, ...details].join("\n");
 }
 
-export function formatSummary(report: Pick<Report, "passed" | "failed" | "warnings" | "known">): string {
-  const warnings = report.warnings ? `, ${report.warnings} warning${report.warnings === 1 ? "" : "s"}` : "";
-  return `${report.passed} passed, ${report.failed} failed${warnings}${report.known ? `, ${report.known} known` : ""}`;
+/** The totals line: `72 passed, 0 failed, 1 warning, 1 skipped`, each count after the failures shown when not 0. */
+export function formatSummary(report: Pick<Report, "passed" | "failed" | "warnings" | "known" | "skipped">): string {
+  const optional = [report.warnings ? counted(report.warnings, "warning") : "", report.known ? `${report.known} known` : "", report.skipped ? `${report.skipped} skipped` : ""];
+  return [`${report.passed} passed`, `${report.failed} failed`, ...optional.filter(Boolean)].join(", ");
 }
 
 /**
@@ -483,7 +496,7 @@ export function formatSummary(report: Pick<Report, "passed" | "failed" | "warnin
 export function formatClosing(report: Report): string[] {
   const lines = formatCoverage(report.coverage);
   const warnings = report.warnings ?? 0;
-  if (report.failOn === "warning" && warnings > 0) lines.push(`${warnings} warning${warnings === 1 ? " fails" : "s fail"} this run (--fail-on warning)`);
+  if (report.failOn === "warning" && warnings > 0) lines.push(`${counted(warnings, "warning")} ${warnings === 1 ? "fails" : "fail"} this run (--fail-on warning)`);
   if (report.hint) lines.push(report.hint);
   return lines;
 }

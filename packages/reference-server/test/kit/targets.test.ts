@@ -1,14 +1,17 @@
 // The contract-test kit's behaviour level against this server: ids and keys from its fixtures.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listChecks } from "@api-contracts/contract-tests";
+import { listChecks, type Report } from "@api-contracts/contract-tests";
 import { startReferenceServer } from "../../src/index.js";
 import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, KIT_WEBHOOK_SECRET, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
 
 let fixturesFile: string;
+let fixturesDir: string;
 let removeFixtures: () => void;
 
 beforeAll(() => {
-  ({ file: fixturesFile, remove: removeFixtures } = fixturesOnDisk("reference-kit-targets-"));
+  ({ file: fixturesFile, dir: fixturesDir, remove: removeFixtures } = fixturesOnDisk("reference-kit-targets-"));
 });
 afterAll(() => removeFixtures());
 
@@ -44,6 +47,18 @@ describe.each(["entitlements", "webdata"] as const)("%s reference implementation
     expect(run.passed).toHaveLength(5);
     const wrong = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile, "--level", "webhooks", "--webhook-secret", "not-the-server's"]);
     expect(wrong.failed).toEqual(["startCrawl/webhook-signature"]);
+  }, KIT_RUN_TIMEOUT_MS);
+
+  it("a key the server does not know: the hint says most answers are 401, before the totals and in the report", async () => {
+    const reportFile = path.join(fixturesDir, `${service}-wrong-key.json`);
+    const run = await runCli(["--service", service, "--base-url", server.url, "--api-key", "not-this-server's-key", "--report", reportFile]);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    const [, refused, keyed] = /^hint: (\d+) of (\d+) /.exec(report.hint ?? "") ?? [];
+    expect(Number(refused) * 2).toBeGreaterThan(Number(keyed));
+    expect(report.hint).toMatch(new RegExp(`^hint: \\d+ of \\d+ answers to requests carrying the API key are 401: the server does not accept this key; check --api-key \\(or CONTRACT_API_KEY, or api_keys\\.${service} in the fixtures\\)$`));
+    expect(run.out.at(-2)).toBe(report.hint);
+    expect(run.out.join("\n")).not.toContain("not-this-server's-key");
   }, KIT_RUN_TIMEOUT_MS);
 
   it("with the server's default limits and the kit's default --timeout the run is green with no warning: the server's request deadline ends the stalled bodies with 408 first", async () => {
