@@ -3,7 +3,7 @@ import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import { createWebdataClient } from "@api-contracts/webdata-client";
 import type { SentRequest } from "@api-contracts/contract-core";
 import type { Contract, Exchange, Service, Verdict } from "./judge.js";
-import { CheckFailure } from "./checks/types.js";
+import { CheckFailure } from "./checks/failure.js";
 
 /** How a request authenticates: the real key, none, a wrong scheme, or a key the server cannot know. */
 export type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
@@ -127,6 +127,9 @@ function parsedBody(text: string | undefined): unknown {
   }
 }
 
+/** Each API's generated client, by its name in contract-core's registry. */
+const CLIENTS: Record<Service, (options: { apiKey: string; baseUrl: string }) => unknown> = { entitlements: createEntitlementsClient, webdata: createWebdataClient };
+
 /** A made-up credential for the wrong-scheme check: the real key never travels in another scheme. */
 const WRONG_SCHEME_CREDENTIAL = `Basic ${Buffer.from("contract-test:not-a-key").toString("base64")}`;
 
@@ -143,8 +146,7 @@ export class Caller {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.redact = options.redact ?? ((text) => text);
     this.basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, "");
-    const factory = options.service === "entitlements" ? createEntitlementsClient : createWebdataClient;
-    this.client = factory({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as unknown as LooseClient;
+    this.client = CLIENTS[options.service]({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as unknown as LooseClient;
   }
 
   /** Sends one request within the limits; a stalled or vanished target is an UnreachableError. */

@@ -1,6 +1,9 @@
 import { fixturesSchema as coreFixturesSchema } from "@api-contracts/contract-core";
-export { runContractTests, runFailed, measureGeneratedRun, optionsFromEnv, listChecks, formatResult, formatSummary } from "./run.js";
-export type { ContractTestOptions, CheckResult, GeneratedRunCost, OperationReport, Report, RunLimits } from "./run.js";
+export { runContractTests, measureGeneratedRun, type GeneratedRunCost } from "./run.js";
+export { listChecks } from "./checks/registry.js";
+export { optionsFromEnv, type ContractTestOptions } from "./options.js";
+export { formatResult, formatSummary } from "./output.js";
+export { runFailed, type CheckResult, type OperationReport, type Report, type RunLimits } from "./report.js";
 export { Contract, loadBundledSpec } from "./judge.js";
 export type { Exchange, Verdict, OperationRef, Service } from "./judge.js";
 export { UsageError, checkFixtures, PLACEHOLDER } from "./fixtures.js";

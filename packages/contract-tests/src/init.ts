@@ -6,9 +6,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { counted, fixturesSchema } from "@api-contracts/contract-core";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
-import { SERVICES } from "./run.js";
+import { SERVICES } from "./options.js";
 import type { Service } from "./judge.js";
-import type { CliIo } from "./cli.js";
 
 export const INIT_USAGE = `Usage: contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
 
@@ -17,6 +16,13 @@ needs and for the API key and, under "descriptions", what each must be. Replace 
 "<fill in: ...>" with an id your server knows; the kit refuses to run while one is left. One file
 holds both services: run it again with the other --service to add that section to the same file.
 --force overwrites an existing file.`;
+
+/** Where a command writes its lines and reads its environment. */
+export interface CommandIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
 
 interface PropertySchema {
   description?: string;
@@ -79,7 +85,7 @@ function withSection(text: string, service: Service): Json | string {
 }
 
 /** Runs `contract-test init` and resolves to its exit code. */
-export async function init(argv: string[], io: CliIo): Promise<number> {
+export async function init(argv: string[], io: CommandIo): Promise<number> {
   let values: { service?: string; out?: string; force?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({

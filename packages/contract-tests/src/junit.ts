@@ -1,4 +1,4 @@
-import type { CheckResult, OperationReport, Report } from "./run.js";
+import type { CheckResult, OperationReport, Report } from "./report.js";
 
 /**
  * Text as XML character data or an attribute value: the five special characters escaped, and

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { formatResult, listChecks, optionsFromEnv, runContractTests, type Report } from "../src/index.js";
-import { REASON_LIMIT } from "../src/run.js";
+import { REASON_LIMIT } from "../src/output.js";
 import { runCli } from "./helpers.js";
 
 const SERVICES = ["entitlements", "webdata"] as const;

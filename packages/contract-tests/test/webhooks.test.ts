@@ -10,7 +10,7 @@ import { startMockServer } from "@api-contracts/mock-server";
 import { judgeJob } from "../src/webhooks/judge.js";
 import { startDeliveryReceiver } from "../src/webhooks/receiver.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS, LATE_CALLS_MS } from "../src/webhooks/stage.js";
-import { webhookStageSettings } from "../src/run.js";
+import { webhookStageSettings } from "../src/options.js";
 import { listChecks } from "../src/index.js";
 import { runCli, startFakeTarget, type FakeTarget } from "./helpers.js";
 

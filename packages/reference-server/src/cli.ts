@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
-import { startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
+import { SERVICES, startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
 
 const USAGE = `Usage: reference-server [options]
 
@@ -111,8 +111,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`wrote ${values["write-fixtures"]}\n`);
     return;
   }
-  const services: Service[] = values.service === "both" ? ["entitlements", "webdata"] : [values.service as Service];
-  if (!services.every((s) => s === "entitlements" || s === "webdata")) throw new UsageError(`--service must be entitlements, webdata or both, got ${values.service}`);
+  const services: Service[] = values.service === "both" ? [...SERVICES] : [values.service as Service];
+  if (!services.every((s) => SERVICES.includes(s))) throw new UsageError(`--service must be ${SERVICES.join(", ")} or both, got ${values.service}`);
   const ports: Record<Service, number> = { entitlements: port(values["entitlements-port"], "--entitlements-port"), webdata: port(values["webdata-port"], "--webdata-port") };
   const fixtures: Fixtures = values.fixtures ? loadFixtures(values.fixtures) : defaultFixtures;
   const limits = limitsOf(values);
