@@ -17,7 +17,7 @@ describe("withDefaultScheme", () => {
   });
 
   it("reads URLs as the url rule does: a value it accepts parses once the scheme is put in front and it is trimmed", () => {
-    const rule = { rule: "url", member: "url", trim: true, defaultScheme: "http" } as const;
+    const rule = { rule: "url", member: "url", trim: true, defaultScheme: "http", description: "url must be a URL" } as const;
     for (const value of ["example.com", " example.com ", "https://example.com/x ", " https://example.com", "http://", "exa mple.com"]) {
       expect(acceptsUrl(rule, value), value).toBe(URL.canParse(withDefaultScheme(value, "http").trim()));
     }

@@ -71,9 +71,9 @@ export class AnswerTally {
 }
 
 /** What the root of the base URL serves, when it is a web page: its title, or "" for an untitled one. */
-export type PageTitle = (url: string) => Promise<string | undefined>;
+type PageTitle = (url: string) => Promise<string | undefined>;
 
-export interface Diagnosis {
+interface Diagnosis {
   service: string;
   /** The base URL the requests went to (credentials removed). */
   baseUrl: URL;

@@ -6,7 +6,7 @@ import type { Contract, Exchange, Service, Verdict } from "./judge.js";
 import { CheckFailure } from "./checks/failure.js";
 
 /** How a request authenticates: the real key, none, a wrong scheme, or a key the server cannot know. */
-export type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
+type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
 
 export interface CallOptions {
   auth?: AuthMode;
@@ -40,7 +40,7 @@ export class AnswerTooLargeError extends CheckFailure {
 }
 
 /** Limits on what one request may cost; the defaults are those of the command line. */
-export interface RequestLimits {
+interface RequestLimits {
   /** Longest wait for one answer, headers and body, in milliseconds. */
   timeoutMs: number;
   /** Most bytes read of one answer body. */
@@ -93,7 +93,7 @@ type ResultLoose = { data?: unknown; error?: unknown; response: Response };
  *  that the kit can also send the invalid requests the typed surface rightly refuses. */
 type LooseClient = Record<string, (path: string, init: RequestInitLoose) => Promise<ResultLoose>>;
 
-export interface CallerOptions {
+interface CallerOptions {
   service: Service;
   contract: Contract;
   baseUrl: string;

@@ -9,7 +9,7 @@ import { PLACEHOLDER } from "./fixtures.js";
 import { SERVICES } from "./options.js";
 import type { Service } from "./judge.js";
 
-export const INIT_USAGE = `Usage: contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
+const INIT_USAGE = `Usage: contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
 
 Writes a fixtures file (default fixtures.json) with a placeholder for every id the behavior level
 needs and for the API key and, under "descriptions", what each must be. Replace each

@@ -14,7 +14,7 @@ interface ProbedOperation {
 }
 
 /** What a probe's outcome means for clients: a failure harms them, a warning is hygiene. */
-export interface Judgement {
+interface Judgement {
   severity: Severity;
   /** Why, in words a reader can act on. */
   reason: string;

@@ -21,7 +21,7 @@ export interface WebhookReceiverOptions {
   publicUrl?: string;
 }
 
-export interface WebhookStageOptions {
+interface WebhookStageOptions {
   /** Undefined when no receiver the target can reach is known; `unavailable` says why. */
   receiver?: WebhookReceiverOptions;
   unavailable?: string;
@@ -52,7 +52,7 @@ type StageRun = { jobs: JudgedJob[] } | { error: string } | { notStarted: string
 const BACK_OFF: Record<number, string> = { 429: "rate limited", 402: "out of credits" };
 
 /** The webhooks an operation's requests subscribe to: those sharing its tag, with a first (`*.started`) and a last (`*.completed`) event. */
-export function jobEventsOf(contract: Contract, operationId: string): JobEvents | undefined {
+function jobEventsOf(contract: Contract, operationId: string): JobEvents | undefined {
   const ref = contract.operation(operationId);
   if (!takesWebhook(contract.doc, { method: ref.method, path: ref.pathTemplate })) return undefined;
   const tagsOf = (node: unknown) => (Array.isArray((node as { tags?: unknown })?.tags) ? ((node as { tags: unknown[] }).tags as string[]) : []);

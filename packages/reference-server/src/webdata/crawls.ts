@@ -29,7 +29,7 @@ function pageCount(body: JsonObject): number {
 }
 
 /** The documents of the pages a crawl pretends to scrape. */
-export function pretendPages(body: JsonObject): JsonObject[] {
+function pretendPages(body: JsonObject): JsonObject[] {
   const start = startUrl(String(body.url ?? ""));
   if (!start) return [];
   const count = pageCount(body);
