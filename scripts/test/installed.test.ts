@@ -385,7 +385,7 @@ describe("a strict nodenext project that installs the tarballs", () => {
       expect(((await answer.json()) as { allowed: boolean }).allowed).toBe(expectedProgramOutput().allowed);
     } finally {
       const { stdout } = await proxy.stop();
-      expect(stdout).toContain("1 exchanges, 0 violations");
+      expect(stdout).toContain("1 exchange, 0 violations");
     }
   }, 60_000);
 
@@ -405,7 +405,7 @@ describe("a strict nodenext project that installs the tarballs", () => {
       expect((await send({ feature_id: "messages" })).status).toBe(400);
     } finally {
       const { stdout } = await proxy.stop();
-      expect(stdout).toContain("2 exchanges, 1 violations");
+      expect(stdout).toContain("2 exchanges, 1 violation");
     }
     const [violation, ...more] = readFileSync(path.join(consumer.dir, "violations.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(more).toEqual([]);

@@ -1,12 +1,12 @@
 // Writes src/generated/<name>.ts, the TypeScript type of each format this package defines, from
-// schema/<name>.schema.json (faults files, coverage reports). Run by `npm run build`; a test fails
+// schema/<name>.schema.json (faults files, coverage reports, fixtures). Run by `npm run build`; a test fails
 // when a generated file is stale.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { compile } from "json-schema-to-typescript";
 
 /** The formats, by file stem, and the name of their root type. */
-export const FORMATS = { faults: "Faults", coverage: "Coverage" };
+export const FORMATS = { faults: "Faults", coverage: "Coverage", fixtures: "Fixtures" };
 
 export const typeFile = (name) => new URL(`../src/generated/${name}.ts`, import.meta.url);
 

@@ -73,3 +73,7 @@ export {
   type RequestJudgement,
   type RequestToJudge,
 } from "./judgement.js";
+export { counted } from "./counted.js";
+export { authorizationProblem, type UnauthorizedReason } from "./authorization.js";
+export { redactor, REDACTED } from "./redact.js";
+export { withDefaultScheme } from "./default-scheme.js";

@@ -81,3 +81,4 @@ export {
   type SentRequest,
   type StatusCoverage,
 } from "./coverage.js";
+export { FixturesFormatError, fixturesSchema, parseFixtures, PLACEHOLDER, type Fixtures, type EntitlementsFixtures, type WebdataFixtures, type ApiKeys } from "./fixtures.js";

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, type FaultsOptions, type KnownDifference } from "@api-contracts/contract-core";
+import { counted, FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, type FaultsOptions, type KnownDifference } from "@api-contracts/contract-core";
 import { startContractProxy, type ContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 
@@ -104,7 +104,7 @@ async function main(argv: string[]): Promise<void> {
     const rules = loadFaults(values.faults, [values.service]);
     const seed = faultsSeed === undefined ? randomInt(SEED_MAX) : Number(faultsSeed);
     faults = { rules, seed, onFault: (event) => void process.stderr.write(`${describeFault(event)}\n`) };
-    process.stderr.write(`faults: ${rules.length} rule${rules.length === 1 ? "" : "s"} from ${values.faults}, seed ${seed} (--faults-seed ${seed} repeats its draws)\n`);
+    process.stderr.write(`faults: ${counted(rules.length, "rule")} from ${values.faults}, seed ${seed} (--faults-seed ${seed} repeats its draws)\n`);
   }
 
   const proxy: ContractProxy = await startContractProxy({
@@ -132,12 +132,12 @@ async function main(argv: string[]): Promise<void> {
       const { exchanges, violations, known, notJudged, injected, deliveries } = proxy.counts;
       for (const line of formatCoverage(proxy.coverage())) process.stdout.write(`${line}\n`);
       process.stdout.write(
-        `${exchanges} exchanges, ${violations} violations${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}${faults ? `, ${injected} injected` : ""}${proxy.webhooks ? `, ${deliveries} webhook calls relayed` : ""}\n`,
+        `${counted(exchanges, "exchange")}, ${counted(violations, "violation")}${known > 0 ? `, ${known} known` : ""}${notJudged > 0 ? `, ${notJudged} not judged` : ""}${faults ? `, ${injected} injected` : ""}${proxy.webhooks ? `, ${counted(deliveries, "webhook call")} relayed` : ""}\n`,
       );
       if (knownDifferences) {
         const stale = proxy.stale();
         for (const entry of stale) process.stderr.write(describeStale(entry));
-        process.stderr.write(`known differences: ${known} violations known, ${stale.length} of ${knownDifferences.length} entries stale\n`);
+        process.stderr.write(`known differences: ${counted(known, "violation")} known, ${stale.length} of ${counted(knownDifferences.length, "entry", "entries")} stale\n`);
       }
       process.exit(code);
     });

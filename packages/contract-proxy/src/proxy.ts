@@ -2,12 +2,9 @@ import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { Readable } from "node:stream";
 // By its file, not its name: Bun answers `import "undici"` with a stand-in of its own whose Pool cannot dispatch.
 import { Pool, errors, type Dispatcher } from "undici/index.js";
-import { writeFileSync } from "node:fs";
 import {
   ContractErrors,
-  CoverageRecorder,
   FaultInjector,
-  KnownDifferences,
   MAX_LATENCY_MS,
   createEdgeServer,
   delayAnswer,
@@ -30,7 +27,10 @@ import {
 import { Judge, NotJudged, decodeBody, queryOf, type ResponsePlan, type RuleError } from "./judge.js";
 import { StartedJobs, parsedAnswer, startWebhookRelay } from "./webhooks.js";
 import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, joinChunks, readUpTo } from "./wire.js";
-import { ReportFile, boundedInjected, boundedViolation, knownReason, redactor, secretsOf, type StaleLine, type Violation } from "./report.js";
+import { credentialRedactor, secretsOf, type Violation } from "./report.js";
+import { Ledger, type LedgerExchange, type ProxyCounts } from "./ledger.js";
+
+export { RECENT_VIOLATIONS, type ProxyCounts } from "./ledger.js";
 
 export interface ContractProxyOptions {
   /** The API the traffic speaks: `entitlements` or `webdata` (any registered API). */
@@ -82,19 +82,6 @@ export interface ContractProxyOptions {
   webhooks?: { to: string; host?: string; port?: number; secret?: string };
 }
 
-export interface ProxyCounts {
-  exchanges: number;
-  violations: number;
-  /** Violations a known difference explains: reported, not counted in `violations`. */
-  known: number;
-  /** Bodies larger than the judging limit, passed through unjudged. */
-  notJudged: number;
-  /** Exchanges a faults rule fired on. */
-  injected: number;
-  /** Webhook calls relayed (`webhooks`). */
-  deliveries: number;
-}
-
 export interface ContractProxy {
   url: string;
   port: number;
@@ -114,8 +101,6 @@ export const DEFAULT_JUDGE_LIMIT = 1024 * 1024;
 export const DEFAULT_UPSTREAM_TIMEOUT = 30_000;
 export const DEFAULT_HEADERS_TIMEOUT = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT = 30_000;
-/** How many report lines `violations` keeps; the report file keeps them all. */
-export const RECENT_VIOLATIONS = 1_000;
 export const VIOLATIONS_HEADER = "x-contract-violations";
 const NOT_FORWARDED_IN_RESPONSES = new Set([VIOLATIONS_HEADER]);
 /** Connections kept to the upstream; more requests wait for a free one. */
@@ -124,7 +109,7 @@ const UPSTREAM_CONNECTIONS = 256;
 
 
 /** What one exchange has learned so far; written out just before its answer's head goes to the client. */
-interface Exchange {
+interface Exchange extends LedgerExchange {
   method: string;
   target: string;
   path: string;
@@ -216,76 +201,17 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
   const errors = new ContractErrors(api);
   const judge = new Judge(errors.validators);
-  const redact = redactor(api.keyPrefix);
-  const report = options.report === undefined ? undefined : new ReportFile(options.report);
-  const counts: ProxyCounts = { exchanges: 0, violations: 0, known: 0, notJudged: 0, injected: 0, deliveries: 0 };
+  const redact = credentialRedactor(api.keyPrefix);
   let webhooksTo: URL | undefined;
   if (options.webhooks) {
     webhooksTo = URL.canParse(options.webhooks.to) ? new URL(options.webhooks.to) : undefined;
     if (webhooksTo?.protocol !== "http:" && webhooksTo?.protocol !== "https:") throw new TypeError(`webhooks.to must be an http or https URL, got ${options.webhooks.to}`);
   }
   const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: errors.validators, service: api.name, seed: options.faults.seed ?? 0 }) : undefined;
-  const recent: Violation[] = [];
-  const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
-  const coverage = new CoverageRecorder(api.name, errors.validators.document);
+  const ledger = new Ledger({ service: api.name, document: errors.validators.document, redact, report: options.report, coverage: options.coverage, knownDifferences: options.knownDifferences, onViolation: options.onViolation });
+  const { counts } = ledger;
   const jobs = options.webhooks ? new StartedJobs(errors.validators) : undefined;
-  // Written at once, so that a path that cannot be written fails here and the file always holds a whole report.
-  const writeCoverage = () => options.coverage !== undefined && writeFileSync(options.coverage, `${JSON.stringify(coverage.report(), null, 2)}\n`);
-  writeCoverage();
 
-  /** Why each error of a violation is accepted; undefined unless every one of them is. */
-  const explained = (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[]): string[] | undefined => {
-    if (!known || found.length === 0) return undefined;
-    const operation = ex.operation?.operationId ?? `${ex.method} ${ex.path}`;
-    const whys = new Set<string>();
-    let all = true;
-    // Every error is looked up, so that each entry that matches one is counted as used.
-    for (const error of found) {
-      const entry = known.explain(operation, direction, knownReason(direction, status, error));
-      if (entry) whys.add(entry.why);
-      else all = false;
-    }
-    return all ? [...whys] : undefined;
-  };
-
-  /** Writes one report line; returns 1 when it counts as a violation. */
-  const record = (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): number => {
-    const whys = judged ? explained(ex, status, direction, found) : undefined;
-    const line: Violation = {
-      time: new Date().toISOString(),
-      service: api.name,
-      operationId: ex.operation?.operationId ?? null,
-      method: ex.method,
-      path: ex.path,
-      status,
-      direction,
-      errors: found,
-      ...(judged ? {} : { judged: false as const }),
-      ...(whys ? { known: whys } : {}),
-    };
-    const bounded = boundedViolation(line, (text) => redact(text, secretsOf(ex.headers)));
-    if (!judged) counts.notJudged++;
-    else if (whys) counts.known++;
-    else counts.violations++;
-    recent.push(bounded);
-    if (recent.length > RECENT_VIOLATIONS) recent.shift();
-    report?.write(bounded);
-    options.onViolation?.(bounded);
-    return judged && !whys ? 1 : 0;
-  };
-
-  /**
-   * Writes the exchange's report lines; returns its count of violations (known ones excluded), for
-   * the header. An answer the proxy made up in the upstream's place covers no status of the upstream's.
-   */
-  const finish = (ex: Exchange, status: number, responseErrors: RuleError[], madeUp = false): number => {
-    coverage.record(ex.operation?.operationId ?? null, madeUp ? 0 : status, ex.sent);
-    let count = 0;
-    if (ex.requestErrors.length > 0) count += record(ex, status, "request", ex.requestErrors);
-    if (responseErrors.length > 0) count += record(ex, status, "response", responseErrors);
-    for (const { direction, error } of ex.unjudged) record(ex, status, direction, [error], false);
-    return count;
-  };
 
   /** The proxy's own answer, in the API's error shape. */
   /**
@@ -299,7 +225,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     const operation = ex.operation && { method: ex.operation.method, path: ex.operation.path };
     const reply: ErrorReply = errors.reply(problem, operation);
     settleSlowBody(ex, false);
-    const count = finish(ex, judgedStatus ?? reply.status, responseErrors);
+    const count = ledger.finish(ex, judgedStatus ?? reply.status, responseErrors);
     const text = JSON.stringify(reply.body);
     res.writeHead(reply.status, {
       "content-type": "application/json",
@@ -344,12 +270,12 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
 
   /** Begins passing the upstream's answer on as it arrives, after what was already read of it; false when it was refused instead. */
   const stream = (ex: Exchange, res: ServerResponse, answer: UpstreamAnswer, headErrors: RuleError[], already: Buffer[]): boolean => {
-    if (strict && headErrors.length > 0 && !explained(ex, answer.status, "response", headErrors)) {
+    if (strict && headErrors.length > 0 && !ledger.explained(ex, answer.status, "response", headErrors)) {
       refuseAnswer(ex, res, answer.status, headErrors);
       return false;
     }
     settleSlowBody(ex, false);
-    const count = finish(ex, answer.status, headErrors);
+    const count = ledger.finish(ex, answer.status, headErrors);
     if (!writeHead(res, answer, count)) {
       badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
       return false;
@@ -366,9 +292,9 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     } catch (error) {
       ex.unjudged.push(notJudged("response", error instanceof NotJudged ? error.message : "the body could not be judged"));
     }
-    if (strict && found.length > 0 && !explained(ex, answer.status, "response", found)) return refuseAnswer(ex, res, answer.status, found);
+    if (strict && found.length > 0 && !ledger.explained(ex, answer.status, "response", found)) return refuseAnswer(ex, res, answer.status, found);
     if (jobs && ex.operation && answer.status >= 200 && answer.status < 300) noteJob(ex, answer, bytes);
-    const count = finish(ex, answer.status, found);
+    const count = ledger.finish(ex, answer.status, found);
     if (!writeHead(res, answer, count, bytes.length)) return badGateway(ex, res, "the upstream's answer cannot be passed on as HTTP/1.1");
     if (!ex.slowBody) return void res.end(bytes);
     settleSlowBody(ex, true);
@@ -478,11 +404,9 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
 
   /** Marks an exchange a rule fired on, in the report and through `onFault`. */
   const recordInjected = (ex: Exchange, operationId: string, decision: FaultDecision): void => {
-    counts.injected++;
     const { answer: made, ...what } = decision;
     const injected = { ...what, ...(made ? { status: made.status } : {}) };
-    const line = boundedInjected({ time: new Date().toISOString(), service: api.name, operationId, method: ex.method, path: ex.path, injected }, (text) => redact(text, secretsOf(ex.headers)));
-    report?.write(line);
+    const line = ledger.injected(ex, operationId, injected);
     options.faults?.onFault?.({ service: api.name, operationId, method: line.method, path: line.path, ...injected });
   };
 
@@ -513,17 +437,17 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
     if (!(await delayAnswer(res, decision.latencyMs))) {
       // The client left during the wait: no answer reached it, and what it sent is reported with status 0.
       settleSlowBody(ex, false);
-      finish(ex, 0, []);
+      ledger.finish(ex, 0, []);
       return;
     }
     if (decision.fault === "reset" || decision.fault === "hang") {
       // No answer reaches the client: what it sent is reported with status 0.
-      finish(ex, 0, []);
+      ledger.finish(ex, 0, []);
       return decision.fault === "reset" ? resetConnection(res) : hangConnection(res, requestTimeout);
     }
     const made = decision.answer;
     if (made) {
-      const count = finish(ex, made.status, [], true);
+      const count = ledger.finish(ex, made.status, [], true);
       res.writeHead(made.status, { ...made.headers, "content-length": String(made.body.length), [VIOLATIONS_HEADER]: String(count) });
       return void res.end(made.body);
     }
@@ -536,7 +460,7 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       ex.requestErrors = verdict.errors;
       ex.sent.body = verdict.body;
       // A request whose every fault is a known difference is passed on, as in report-only mode.
-      if (strict && verdict.problem && !explained(ex, 0, "request", verdict.errors)) return answer(ex, res, verdict.problem);
+      if (strict && verdict.problem && !ledger.explained(ex, 0, "request", verdict.errors)) return answer(ex, res, verdict.problem);
     } catch (error) {
       const reason = error instanceof NotJudged ? error.message : "the body could not be judged";
       if (strict) return answer(ex, res, { kind: "bad-request", message: `The request could not be checked: ${reason}` });
@@ -601,8 +525,8 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
       onCall: (call) => {
         counts.deliveries++;
         const ex: Exchange = { method: call.method, target: call.path, path: call.path, operation: call.webhook, headers: call.headers, requestErrors: [], unjudged: [], sent: {} };
-        if (call.errors.length > 0) record(ex, call.status, "delivery", call.errors);
-        if (call.notJudged) record(ex, call.status, "delivery", [notJudged("request", call.notJudged).error], false);
+        if (call.errors.length > 0) ledger.record(ex, call.status, "delivery", call.errors);
+        if (call.notJudged) ledger.record(ex, call.status, "delivery", [notJudged("request", call.notJudged).error], false);
       },
     }).catch(async (error: unknown) => {
       await new Promise((resolve) => server.close(resolve));
@@ -612,24 +536,19 @@ export async function startContractProxy(options: ContractProxyOptions): Promise
   return {
     ...where,
     ...(webhookRelay ? { webhooks: webhookRelay.url } : {}),
-    violations: recent,
+    violations: ledger.recent,
     counts,
-    stale: () => known?.stale() ?? [],
-    coverage: () => coverage.report(),
+    stale: () => ledger.stale(),
+    coverage: () => ledger.coverage.report(),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((closing) => {
           let error: Error | undefined = closing;
           try {
-            writeCoverage();
+            ledger.close();
           } catch (writing) {
             error ??= writing as Error;
           }
-          for (const entry of known?.stale() ?? []) {
-            const line: StaleLine = { time: new Date().toISOString(), service: api.name, stale: entry };
-            report?.write(line);
-          }
-          report?.close();
           Promise.all([pool.destroy(), webhookRelay?.close()]).then(() => (error ? reject(error) : resolve()), reject);
         });
         server.closeAllConnections();

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { ERROR_LIMIT, truncate, type KnownDifference } from "@api-contracts/contract-core";
+import { ERROR_LIMIT, redactor, truncate, type KnownDifference } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
 
 /** One line of the report: a request or a response that broke the contract, or could not be judged. */
@@ -65,7 +65,6 @@ export const REPORT_LINE_LIMIT = 16 * 1024;
 const MESSAGE_LENGTH = 300;
 const POINTER_LENGTH = 200;
 const PATH_LENGTH = 500;
-const REDACTED = "[redacted]";
 /** Shorter values are too likely to occur by chance to be worth hiding. */
 const SHORTEST_SECRET = 6;
 
@@ -89,15 +88,11 @@ export function secretsOf(headers: IncomingHttpHeaders): string[] {
   return found.sort((a, b) => b.length - a.length);
 }
 
-/** Hides credentials in text: the request's own, bearer tokens, and anything shaped like the API's keys. */
-export function redactor(keyPrefix: string): (text: string, secrets: readonly string[]) => string {
+/** Hides credentials in text: the request's own (in any letter case), bearer tokens, and anything shaped like the API's keys. */
+export function credentialRedactor(keyPrefix: string): (text: string, secrets: readonly string[]) => string {
   const prefix = keyPrefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const shaped = new RegExp(`(?<![A-Za-z0-9])${prefix}[A-Za-z0-9_\\-]+|\\bBearer\\s+[A-Za-z0-9\\-._~+/]+=*`, "gi");
-  return (text, secrets) => {
-    let out = text;
-    for (const secret of secrets) out = out.split(secret).join(REDACTED);
-    return out.replace(shaped, REDACTED);
-  };
+  return (text, secrets) => redactor(secrets, shaped)(text);
 }
 
 /** A violation cut to the report's bounds, its texts redacted. */

@@ -187,6 +187,17 @@ describe("keys and tokens never reach the report", () => {
     expect(JSON.stringify(proxy.violations)).not.toContain(entitlementsKey);
   });
 
+  it("the request's own credential is hidden in any letter case, as the kit hides its key", async () => {
+    const secret = "Custom-Credential-Value-42";
+    const body = example("entitlements", "checkAccess", "200");
+    body.balances = { [secret.toLowerCase()]: 1, [secret.toUpperCase()]: 2 };
+    const { proxy, report } = await proxyTo(json(200, body));
+    await postJson(proxy.url, "/v1/balances.check", check, { ...auth, "x-api-key": secret });
+    const text = readFileSync(report, "utf8");
+    expect(text).toContain("[redacted]");
+    for (const shown of [secret, secret.toLowerCase(), secret.toUpperCase()]) expect(text).not.toContain(shown);
+  });
+
   it("the strict 502 does not echo the key either", async () => {
     const body = example("entitlements", "checkAccess", "200");
     body.balances = { [entitlementsKey]: { ...body.balance, remaining: "none" } };

@@ -233,7 +233,7 @@ describe("contract-proxy --faults", () => {
     proxy.child.kill("SIGTERM");
     await once(proxy.child, "exit");
     const lines = proxy.out().trimEnd().split("\n");
-    expect([lines[0], lines.at(-1)]).toEqual([url, "1 exchanges, 0 violations, 1 injected"]);
+    expect([lines[0], lines.at(-1)]).toEqual([url, "1 exchange, 0 violations, 1 injected"]);
     // The 503 was the proxy's own: the coverage counts the request, and no status of the upstream's.
     expect(lines[1]).toMatch(/^coverage: 1 of \d+ operations exercised, 0 of \d+ documented statuses seen/);
     expect(proxy.err()).toMatch(/^faults: 1 rule from .*, seed 9 \(--faults-seed 9 repeats its draws\)$/m);

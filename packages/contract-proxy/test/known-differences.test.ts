@@ -106,10 +106,10 @@ describe("the contract-proxy command with --known-differences", () => {
     proxy.child.kill("SIGTERM");
     const [code] = await once(proxy.child, "exit");
     expect(code).toBe(0);
-    expect(proxy.out().split("\n").slice(-2)).toEqual(["1 exchanges, 0 violations, 1 known", ""]);
+    expect(proxy.out().split("\n").slice(-2)).toEqual(["1 exchange, 0 violations, 1 known", ""]);
     expect(proxy.err()).toMatch(/^known: GET \/v2\/team\/token-usage 200 getTokenUsage response: body\/data\/planTokens is required \(and 2 more\) \(known difference: self-hosted: data holds remainingTokens only\)$/m);
     expect(proxy.err()).toContain(`stale known difference: cancelCrawl response "404 body" matched no violation (fixed since)`);
-    expect(proxy.err()).toMatch(/^known differences: 1 violations known, 1 of 2 entries stale$/m);
+    expect(proxy.err()).toMatch(/^known differences: 1 violation known, 1 of 2 entries stale$/m);
   });
 
   it("refuses a file that is not a list of entries with exit 2, naming the fault", async () => {

@@ -129,7 +129,7 @@ describe("contract-proxy webhooks", () => {
     await expect.poll(() => relayed("/app/cli").length).toBe(2);
     command.child.kill("SIGTERM");
     await once(command.child, "exit");
-    expect(command.out().trim().split("\n").at(-1)).toBe("1 exchanges, 0 violations, 2 webhook calls relayed");
+    expect(command.out().trim().split("\n").at(-1)).toBe("1 exchange, 0 violations, 2 webhook calls relayed");
     const usage = runProxyCommand(["--service", "webdata", "--upstream", upstream.url, "--webhook-secret", SECRET]);
     const [code] = await once(usage.child, "exit");
     expect(code).toBe(2);

@@ -2,9 +2,12 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
-import { DEFAULT_MAX_TIME_MS, formatClosing, formatResult, formatStale, formatSummary, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed, runContractTests, runFailed, SERVICES } from "./run.js";
+import { runContractTests } from "./run.js";
+import { DEFAULT_MAX_TIME_MS, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed, SERVICES } from "./options.js";
+import { formatClosing, formatResult, formatStale, formatSummary } from "./output.js";
+import { runFailed } from "./report.js";
 import { junitXml } from "./junit.js";
-import { init } from "./init.js";
+import { init, type CommandIo } from "./init.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS } from "./webhooks/stage.js";
 import { loadKnownDifferences } from "./known-differences.js";
 import { maskUrl, redactor } from "./secrets.js";
@@ -64,10 +67,7 @@ the webhook secret and any password in the base URL are never printed or written
 Exit status: 0 no check failed (warnings allowed unless --fail-on warning), 1 a check failed,
 2 bad arguments or unreachable server.`;
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: Record<string, string | undefined>;
+export interface CliIo extends CommandIo {
   /** Redraws one progress line; absent when the output is not a terminal. */
   progress?: (line: string) => void;
 }

@@ -40,6 +40,10 @@ function jsonBody(observed: ObservedExchange): { value: unknown } | undefined {
  */
 export class AnswerTally {
   answers = 0;
+  /** Answers to requests that carried the run's API key. */
+  keyedAnswers = 0;
+  /** ... of which were 401: the server does not take the key. */
+  keyRefused = 0;
   /** Answers that were 404 or not as documented. */
   off = 0;
   notFound = 0;
@@ -53,6 +57,10 @@ export class AnswerTally {
     const { method, path, status, contentType } = observed.exchange;
     this.answers++;
     this.first ??= { method, path, status, contentType };
+    if (observed.keyed) {
+      this.keyedAnswers++;
+      if (status === 401) this.keyRefused++;
+    }
     if (observed.verdict.ok && status !== 404) return;
     this.off++;
     if (status === 404) this.notFound++;
@@ -63,9 +71,9 @@ export class AnswerTally {
 }
 
 /** What the root of the base URL serves, when it is a web page: its title, or "" for an untitled one. */
-export type PageTitle = (url: string) => Promise<string | undefined>;
+type PageTitle = (url: string) => Promise<string | undefined>;
 
-export interface Diagnosis {
+interface Diagnosis {
   service: string;
   /** The base URL the requests went to (credentials removed). */
   baseUrl: URL;
@@ -77,11 +85,16 @@ export interface Diagnosis {
 
 /**
  * One line suggesting why most answers are not the API's, or undefined when most are. Looked at in
- * order: a version at the end of the base URL, the other API's error shape, a web page, 404s.
+ * order: a key the server refuses, a version at the end of the base URL, the other API's error
+ * shape, a web page, 404s.
  */
 export async function diagnose({ service, baseUrl, tally, pageTitle }: Diagnosis): Promise<string | undefined> {
-  if (tally.answers < FEWEST_ANSWERS || tally.off * 2 <= tally.answers || !tally.first) return undefined;
   const api = getApi(service);
+  // A wrong key makes every check fail on a documented 401, which no shape test would single out.
+  if (tally.keyedAnswers >= FEWEST_ANSWERS && tally.keyRefused * 2 > tally.keyedAnswers) {
+    return `hint: ${tally.keyRefused} of ${tally.keyedAnswers} answers to requests carrying the API key are 401: the server does not accept this key; check --api-key (or CONTRACT_API_KEY, or api_keys.${service} in the fixtures)`;
+  }
+  if (tally.answers < FEWEST_ANSWERS || tally.off * 2 <= tally.answers || !tally.first) return undefined;
   const share = `${tally.off} of ${tally.answers} answers`;
   const example = tally.first;
   const base = baseUrl.href.replace(/\/+$/, "");

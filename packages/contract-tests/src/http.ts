@@ -3,10 +3,10 @@ import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import { createWebdataClient } from "@api-contracts/webdata-client";
 import type { SentRequest } from "@api-contracts/contract-core";
 import type { Contract, Exchange, Service, Verdict } from "./judge.js";
-import { CheckFailure } from "./checks/types.js";
+import { CheckFailure } from "./checks/failure.js";
 
 /** How a request authenticates: the real key, none, a wrong scheme, or a key the server cannot know. */
-export type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
+type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
 
 export interface CallOptions {
   auth?: AuthMode;
@@ -40,7 +40,7 @@ export class AnswerTooLargeError extends CheckFailure {
 }
 
 /** Limits on what one request may cost; the defaults are those of the command line. */
-export interface RequestLimits {
+interface RequestLimits {
   /** Longest wait for one answer, headers and body, in milliseconds. */
   timeoutMs: number;
   /** Most bytes read of one answer body. */
@@ -93,7 +93,7 @@ type ResultLoose = { data?: unknown; error?: unknown; response: Response };
  *  that the kit can also send the invalid requests the typed surface rightly refuses. */
 type LooseClient = Record<string, (path: string, init: RequestInitLoose) => Promise<ResultLoose>>;
 
-export interface CallerOptions {
+interface CallerOptions {
   service: Service;
   contract: Contract;
   baseUrl: string;
@@ -113,6 +113,8 @@ export interface ObservedExchange {
   exchange: Exchange;
   verdict: Verdict;
   sent: SentRequest;
+  /** Whether the request carried the run's API key (not none, another scheme or a made-up key). */
+  keyed: boolean;
 }
 
 /** A request body as coverage counts it: its JSON value, or nothing when it is not JSON. */
@@ -124,6 +126,9 @@ function parsedBody(text: string | undefined): unknown {
     return undefined;
   }
 }
+
+/** Each API's generated client, by its name in contract-core's registry. */
+const CLIENTS: Record<Service, (options: { apiKey: string; baseUrl: string }) => unknown> = { entitlements: createEntitlementsClient, webdata: createWebdataClient };
 
 /** A made-up credential for the wrong-scheme check: the real key never travels in another scheme. */
 const WRONG_SCHEME_CREDENTIAL = `Basic ${Buffer.from("contract-test:not-a-key").toString("base64")}`;
@@ -141,8 +146,7 @@ export class Caller {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.redact = options.redact ?? ((text) => text);
     this.basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, "");
-    const factory = options.service === "entitlements" ? createEntitlementsClient : createWebdataClient;
-    this.client = factory({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as unknown as LooseClient;
+    this.client = CLIENTS[options.service]({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as unknown as LooseClient;
   }
 
   /** Sends one request within the limits; a stalled or vanished target is an UnreachableError. */
@@ -218,7 +222,7 @@ export class Caller {
     await send(ref.pathTemplate, init);
     if (!recorded) throw new Error(`${operationId}: the client sent no request`);
     const verdict = this.options.contract.judge(recorded);
-    this.options.observe?.({ exchange: recorded, verdict, sent });
+    this.options.observe?.({ exchange: recorded, verdict, sent, keyed: auth === "valid" });
     let body: unknown = verdict.body;
     if (body === undefined) {
       try {

@@ -1,9 +1,15 @@
-export { runContractTests, runFailed, measureGeneratedRun, optionsFromEnv, listChecks, formatResult, formatSummary } from "./run.js";
-export type { ContractTestOptions, CheckResult, GeneratedRunCost, OperationReport, Report, RunLimits } from "./run.js";
+import { fixturesSchema as coreFixturesSchema } from "@api-contracts/contract-core";
+export { runContractTests, measureGeneratedRun, type GeneratedRunCost } from "./run.js";
+export { listChecks } from "./checks/registry.js";
+export { optionsFromEnv, type ContractTestOptions } from "./options.js";
+export { formatResult, formatSummary } from "./output.js";
+export { runFailed, type CheckResult, type OperationReport, type Report, type RunLimits } from "./report.js";
 export { Contract, loadBundledSpec } from "./judge.js";
 export { judgeJob, type Finding, type JobRecord } from "./webhooks/judge.js";
 export type { Exchange, Verdict, OperationRef, Service } from "./judge.js";
-export { UsageError, checkFixtures, fixturesSchema, PLACEHOLDER } from "./fixtures.js";
+export { UsageError, checkFixtures, PLACEHOLDER } from "./fixtures.js";
+/** The fixtures format's JSON Schema (contract-core's; also shipped as `@api-contracts/contract-tests/fixtures.schema.json`). */
+export const fixturesSchema = coreFixturesSchema();
 export { fixturesTemplate } from "./init.js";
 export type { Fixtures, EntitlementsFixtures, WebdataFixtures, ApiKeys } from "./fixtures.js";
 export { UnreachableError, AnswerTooLargeError } from "./http.js";

@@ -2,18 +2,27 @@
 // behaviour level needs is a placeholder the kit refuses to run with, and the file says what each
 // must be, in the schema's own words (JSON has no comments: a member the format allows and the
 // kit ignores carries them).
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { counted, fixturesSchema } from "@api-contracts/contract-core";
 import { parseArgs } from "node:util";
-import { fixturesSchema, PLACEHOLDER } from "./fixtures.js";
-import { SERVICES } from "./run.js";
+import { PLACEHOLDER } from "./fixtures.js";
+import { SERVICES } from "./options.js";
 import type { Service } from "./judge.js";
-import type { CliIo } from "./cli.js";
 
-export const INIT_USAGE = `Usage: contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
+const INIT_USAGE = `Usage: contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
 
 Writes a fixtures file (default fixtures.json) with a placeholder for every id the behavior level
-needs and, under "descriptions", what each must be. Replace each "<fill in: ...>" with an id your
-server knows; the kit refuses to run while one is left. --force overwrites an existing file.`;
+needs and for the API key and, under "descriptions", what each must be. Replace each
+"<fill in: ...>" with an id your server knows; the kit refuses to run while one is left. One file
+holds both services: run it again with the other --service to add that section to the same file.
+--force overwrites an existing file.`;
+
+/** Where a command writes its lines and reads its environment. */
+export interface CommandIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
 
 interface PropertySchema {
   description?: string;
@@ -22,9 +31,10 @@ interface PropertySchema {
 
 /** The schema of the fixtures section of `service` (its `$ref` into `$defs`). */
 function sectionSchema(service: Service): { required?: string[]; properties: Record<string, PropertySchema> } {
-  const properties = fixturesSchema.properties as Record<string, { $ref: string }>;
+  const schema = fixturesSchema();
+  const properties = schema.properties as Record<string, { $ref: string }>;
   const name = properties[service]!.$ref.replace("#/$defs/", "");
-  return (fixturesSchema.$defs as Record<string, { required?: string[]; properties: Record<string, PropertySchema> }>)[name]!;
+  return (schema.$defs as Record<string, { required?: string[]; properties: Record<string, PropertySchema> }>)[name]!;
 }
 
 /** The fixtures file `init` writes for `service`, as an object. */
@@ -45,14 +55,37 @@ export function fixturesTemplate(service: Service): Record<string, unknown> {
       `Fixtures for contract-test --service ${service} --level behavior --fixtures <this file>, written by contract-test init. ` +
       `Replace every "<fill in: ...>" with an id your server knows; "descriptions" says what each must be. ` +
       `The kit refuses to run while a placeholder is left, and ignores members it does not know (such as these two). ` +
-      `Format: @api-contracts/contract-tests/fixtures.schema.json. The API key comes from --api-key or CONTRACT_API_KEY.`,
-    descriptions: { [service]: descriptions },
+      `Format: @api-contracts/contract-tests/fixtures.schema.json. The API key comes from --api-key, CONTRACT_API_KEY or api_keys.`,
+    descriptions: { [service]: descriptions, api_keys: { [service]: "A key your server accepts; --api-key or CONTRACT_API_KEY wins over it." } },
     [service]: values,
+    api_keys: { [service]: `<fill in: api_keys.${service}>` },
   };
 }
 
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** An existing fixtures file with the section of `service` added beside what it holds, or why it cannot be. */
+function withSection(text: string, service: Service): Json | string {
+  let existing: unknown;
+  try {
+    existing = JSON.parse(text);
+  } catch {
+    return "exists and is not JSON";
+  }
+  if (!isObject(existing)) return "exists and is not a JSON object";
+  if (existing[service] !== undefined) return `already has an "${service}" section`;
+  const template = fixturesTemplate(service);
+  const merged: Json = { ...existing, [service]: template[service] };
+  for (const member of ["descriptions", "api_keys"]) {
+    const present = isObject(existing[member]) ? existing[member] : {};
+    merged[member] = { ...(template[member] as Json), ...present };
+  }
+  return merged;
+}
+
 /** Runs `contract-test init` and resolves to its exit code. */
-export async function init(argv: string[], io: CliIo): Promise<number> {
+export async function init(argv: string[], io: CommandIo): Promise<number> {
   let values: { service?: string; out?: string; force?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
@@ -75,13 +108,16 @@ export async function init(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const out = values.out ?? "fixtures.json";
-  if (existsSync(out) && !values.force) {
-    io.err(`contract-test init: ${out} exists; choose another --out or pass --force to overwrite it`);
+  const adding = existsSync(out) && !values.force;
+  const written = adding ? withSection(readFileSync(out, "utf8"), service as Service) : fixturesTemplate(service as Service);
+  if (typeof written === "string") {
+    io.err(`contract-test init: ${out} ${written}; choose another --out or pass --force to overwrite it`);
     return 2;
   }
-  const template = fixturesTemplate(service as Service);
-  writeFileSync(out, `${JSON.stringify(template, null, 2)}\n`);
-  const placeholders = Object.values(template[service] as Record<string, unknown>).filter((value) => typeof value === "string" && PLACEHOLDER.test(value)).length;
-  io.out(`wrote ${out}: ${placeholders} ids to fill in, then run contract-test --service ${service} --base-url <URL> --level behavior --fixtures ${out}`);
+  writeFileSync(out, `${JSON.stringify(written, null, 2)}\n`);
+  const ids = Object.values(written[service] as Json).filter((value) => typeof value === "string" && PLACEHOLDER.test(value)).length;
+  const key = PLACEHOLDER.test(String((written.api_keys as Json)[service])) ? ` and the API key (api_keys.${service})` : "";
+  const done = adding ? `added the "${service}" section to ${out}` : `wrote ${out}`;
+  io.out(`${done}: ${counted(ids, "id")}${key} to fill in, then run contract-test --service ${service} --base-url <URL> --level behavior --fixtures ${out}`);
   return 0;
 }

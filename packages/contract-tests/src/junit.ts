@@ -1,4 +1,4 @@
-import type { CheckResult, OperationReport, Report } from "./run.js";
+import type { CheckResult, OperationReport, Report } from "./report.js";
 
 /**
  * Text as XML character data or an attribute value: the five special characters escaped, and
@@ -23,7 +23,8 @@ const property = (name: string, value: string) => `<property name="${escapeXml(n
  * properties) and says WARNING in its output; under --fail-on warning it is a failure of type warning.
  */
 function testcase(report: Report, result: CheckResult): string {
-  const open = `    <testcase classname="${escapeXml(`${report.service}.${result.operation}`)}" name="${escapeXml(result.check)}"`;
+  const time = result.durationMs === undefined ? "" : ` time="${(result.durationMs / 1000).toFixed(3)}"`;
+  const open = `    <testcase classname="${escapeXml(`${report.service}.${result.operation}`)}" name="${escapeXml(result.check)}"${time}`;
   if (result.skipped) return `${open}>\n      <skipped message="${escapeXml(result.reason)}"/>\n    </testcase>`;
   if (result.passed) return `${open}/>`;
   const severity = `      <properties>${property("severity", result.severity ?? "failure")}</properties>\n`;

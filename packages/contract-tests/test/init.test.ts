@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixturesSchema } from "../src/fixtures.js";
+import { fixturesSchema } from "../src/index.js";
 import { runCli } from "./helpers.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "contract-init-"));
@@ -35,6 +35,9 @@ describe.each(["entitlements", "webdata"])("contract-test init --service %s", (s
       if (!descriptions[member]!.includes("Suggested:")) expect(section[member]).toBe(`<fill in: ${member}>`);
     }
     expect(written.$comment).toContain(`--service ${service} --level behavior`);
+    expect(written.api_keys).toEqual({ [service]: `<fill in: api_keys.${service}>` });
+    const ids = schema.required.filter((member) => section[member]!.startsWith("<fill in:")).length;
+    expect(run.out.join("\n")).toContain(`: ${ids} id${ids === 1 ? "" : "s"} and the API key (api_keys.${service}) to fill in`);
   });
 
   it("the kit refuses to run while a placeholder is left, naming each one (exit 2)", async () => {
@@ -46,12 +49,14 @@ describe.each(["entitlements", "webdata"])("contract-test init --service %s", (s
     expect(run.err.join("\n")).toContain("from contract-test init");
   });
 
-  it("will not overwrite an existing file without --force", async () => {
-    writeFileSync(file, "{}");
-    const refused = await runCli(["init", "--service", service, "--out", file]);
-    expect(refused.code).toBe(2);
-    expect(refused.err.join("\n")).toContain("--force");
-    expect(readFileSync(file, "utf8")).toBe("{}");
+  it("will not overwrite an existing file that has the section, or is not a fixtures object, without --force", async () => {
+    for (const text of [JSON.stringify({ [service]: {} }), "[]", "not json"]) {
+      writeFileSync(file, text);
+      const refused = await runCli(["init", "--service", service, "--out", file]);
+      expect(refused.code).toBe(2);
+      expect(refused.err.join("\n")).toContain("--force");
+      expect(readFileSync(file, "utf8")).toBe(text);
+    }
     expect((await runCli(["init", "--service", service, "--out", file, "--force"])).code).toBe(0);
     expect(validate(JSON.parse(readFileSync(file, "utf8")))).toBe(true);
   });
@@ -61,4 +66,38 @@ it("contract-test init without a known service exits 2 with its usage", async ()
   const run = await runCli(["init", "--service", "billing", "--out", path.join(dir, "nothing.json")]);
   expect(run.code).toBe(2);
   expect(run.err.join("\n")).toMatch(/--service must be one of entitlements, webdata \(got "billing"\)[\s\S]*Usage: contract-test init/);
+});
+
+it("init for the second service adds its section to the first one's file, keeping what is there", async () => {
+  const file = path.join(dir, "both.json");
+  expect((await runCli(["init", "--service", "webdata", "--out", file])).code).toBe(0);
+  const first = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, string>>;
+  first.webdata!.monitor_id = "mon_1";
+  first.api_keys!.webdata = "fc-key";
+  writeFileSync(file, JSON.stringify(first));
+  const run = await runCli(["init", "--service", "entitlements", "--out", file]);
+  expect(run.code, run.err.join("\n")).toBe(0);
+  expect(run.out.join("\n")).toMatch(/^added the "entitlements" section to .*both\.json: 6 ids and the API key \(api_keys\.entitlements\) to fill in/);
+  const both = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>;
+  expect(validate(both), JSON.stringify(validate.errors)).toBe(true);
+  expect(both.webdata).toEqual(first.webdata);
+  expect(both.api_keys).toEqual({ webdata: "fc-key", entitlements: "<fill in: api_keys.entitlements>" });
+  expect(Object.keys(both.descriptions!).sort()).toEqual(["api_keys", "entitlements", "webdata"]);
+  expect(Object.keys(both.entitlements!).sort()).toEqual([...sectionSchema("entitlements").required].sort());
+  // A second run for either service finds its section there and refuses.
+  expect((await runCli(["init", "--service", "webdata", "--out", file])).code).toBe(2);
+});
+
+it("says 1 id, not 1 ids", async () => {
+  const file = path.join(dir, "webdata-one.json");
+  const run = await runCli(["init", "--service", "webdata", "--out", file]);
+  expect(run.out.join("\n")).toContain(": 1 id and the API key (api_keys.webdata) to fill in");
+});
+
+it("a key left as init's placeholder is refused, naming api_keys, unless --api-key is given", async () => {
+  const file = path.join(dir, "key-placeholder.json");
+  writeFileSync(file, JSON.stringify({ webdata: { monitor_id: "mon_1", crawl_url: "https://example.com" }, api_keys: { webdata: "<fill in: api_keys.webdata>" } }));
+  const run = await runCli(["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--level", "behavior", "--fixtures", file]);
+  expect(run.code).toBe(2);
+  expect(run.err.join("\n")).toContain("api_keys.webdata in the fixtures still holds its placeholder from contract-test init");
 });

@@ -6,7 +6,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
-import { listChecks, optionsFromEnv, runContractTests, type Report } from "../src/index.js";
+import { formatResult, listChecks, optionsFromEnv, runContractTests, type Report } from "../src/index.js";
+import { REASON_LIMIT } from "../src/output.js";
 import { runCli } from "./helpers.js";
 
 const SERVICES = ["entitlements", "webdata"] as const;
@@ -102,6 +103,21 @@ describe("coverage: what a run exercised, in the JSON report, the JUnit file and
     expect(suite).toContain(`<property name="coverage.statuses.seen" value="${first.statuses.seen.join(" ")}"/>`);
     expect(suite).toContain(`<property name="coverage.statuses.not-seen" value="${first.statuses.notSeen.join(" ")}"/>`);
     expect(suite).toContain(`<property name="coverage.members.sent" value="${first.members.sent.join(" ")}"/>`);
+    // Each test case carries how long its check took, in seconds, as the JSON report has it in milliseconds.
+    const { operations } = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    const times = [...xml.matchAll(/<testcase [^>]*\btime="(\d+\.\d{3})"/g)].map((match) => match[1]);
+    const durations = Object.values(operations).flatMap((group) => group.checks.map((check) => (check.durationMs! / 1000).toFixed(3)));
+    expect(times).toHaveLength((xml.match(/<testcase /g) ?? []).length);
+    expect(times).toEqual(durations);
+  });
+});
+
+describe("result lines a terminal can show", () => {
+  it("a long reason is cut to its limit on the terminal", () => {
+    const reason = `the answer was ${"x".repeat(600)}`;
+    const line = formatResult({ operation: "startCrawl", check: "success", what: "a valid request", level: "schema", passed: false, reason });
+    expect(line).toBe(`FAIL startCrawl success: a valid request -- ${reason.slice(0, REASON_LIMIT - 1)}…`);
+    expect(formatResult({ operation: "startCrawl", check: "success", what: "a valid request", level: "schema", passed: true, reason: "200 as documented" })).toBe("PASS startCrawl success: a valid request -- 200 as documented");
   });
 });
 

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
-import { startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
+import { SERVICES, startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
 
 const USAGE = `Usage: reference-server [options]
 
@@ -29,8 +29,8 @@ Webhooks (each call's end is printed on stderr):
 Limits (positive integers; see the README's limits table):
   --body-limit <bytes>       largest request body (default: 1048576 entitlements,
                              10485760 web data); a larger Content-Length is 413 at once
-  --request-timeout <ms>     time to receive a whole request (default: 30000); then 408
-  --headers-timeout <ms>     time to receive the request headers (default: 10000); then 408
+  --request-timeout <ms>     time to receive a whole request (default: 5000); then 408
+  --headers-timeout <ms>     time to receive the request headers (default: 5000); then 408
   --idle-timeout <ms>        close a connection silent this long (default: 60000)
   --linger-bytes <bytes>     after an early answer (413, 401, a refused request), read and
                              drop this much of what the client still sends (default: 67108864)
@@ -111,8 +111,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`wrote ${values["write-fixtures"]}\n`);
     return;
   }
-  const services: Service[] = values.service === "both" ? ["entitlements", "webdata"] : [values.service as Service];
-  if (!services.every((s) => s === "entitlements" || s === "webdata")) throw new UsageError(`--service must be entitlements, webdata or both, got ${values.service}`);
+  const services: Service[] = values.service === "both" ? [...SERVICES] : [values.service as Service];
+  if (!services.every((s) => SERVICES.includes(s))) throw new UsageError(`--service must be ${SERVICES.join(", ")} or both, got ${values.service}`);
   const ports: Record<Service, number> = { entitlements: port(values["entitlements-port"], "--entitlements-port"), webdata: port(values["webdata-port"], "--webdata-port") };
   const fixtures: Fixtures = values.fixtures ? loadFixtures(values.fixtures) : defaultFixtures;
   const limits = limitsOf(values);

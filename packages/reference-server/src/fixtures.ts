@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { describeFieldError, fieldErrors, type FieldError } from "@api-contracts/contract-core";
-import { checkFixtures, UsageError, type ApiKeys, type EntitlementsFixtures, type Fixtures as KitFixtures, type WebdataFixtures } from "@api-contracts/contract-tests";
+import { describeFieldError, fieldErrors, FixturesFormatError, parseFixtures, type ApiKeys, type EntitlementsFixtures, type FieldError, type Fixtures as FixturesFormat, type WebdataFixtures } from "@api-contracts/contract-core";
 import type { components as EntComponents } from "@api-contracts/entitlements-client";
 import type { components as WebComponents } from "@api-contracts/webdata-client";
 import { contractOf } from "./spec.js";
@@ -65,8 +64,8 @@ export type World = {
   };
 };
 
-/** The contract kit's fixtures format (its generated type), with the `world` this server is seeded from. */
-export interface Fixtures extends KitFixtures {
+/** The fixtures format (contract-core's, which the kit reads), with the `world` this server is seeded from. */
+export interface Fixtures extends FixturesFormat {
   world?: World;
 }
 
@@ -319,15 +318,15 @@ function describeAt(errors: Parameters<typeof fieldErrors>[0], at: FieldError["p
 }
 
 /**
- * Checks a fixtures object: the kit's format, what this server needs besides, every world object
+ * Checks a fixtures object: the fixtures format, what this server needs besides, every world object
  * against the bundles' schemas, and that the ids the contract kit uses point at objects with the
  * properties it relies on. Returns the fixtures with a world (the built-in one when the file has none).
  */
 export function validateFixtures(input: unknown, source = "fixtures"): SeededFixtures {
   try {
-    checkFixtures(input, source);
+    parseFixtures(input, source);
   } catch (error) {
-    throw error instanceof UsageError ? new FixturesError(error.message) : error;
+    throw error instanceof FixturesFormatError ? new FixturesError(error.message) : error;
   }
   seededValidator ??= new Ajv2020({ allErrors: true, strict: false }).compile(seededSchema);
   if (!seededValidator(input)) throw new FixturesError(`${source}: ${describeAt(seededValidator.errors, []).join("; ")}`);

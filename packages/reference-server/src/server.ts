@@ -7,13 +7,48 @@ import { DEFAULT_STATE_LIMITS, type StateLimits } from "./state.js";
 import { webdataApp } from "./webdata/routes.js";
 import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from "./webhooks.js";
 
-export type Service = "entitlements" | "webdata";
 
 /** Every limit the server enforces on clients; each defaults as the README's limits table says. */
 export type ReferenceLimits = HttpLimits & StateLimits & WebhookLimits;
 
+/** What one API's app is built from. */
+interface AppParts {
+  options: Omit<ReferenceServerOptions, "host" | "port">;
+  fixtures: ReturnType<typeof validateFixtures>;
+  now: () => number;
+  limits: ReferenceLimits;
+  webhooks: { secret?: string; limits: WebhookLimits; onReport?: (report: DeliveryReport) => void };
+}
+
+/**
+ * The APIs this server implements, by their names in contract-core's registry, each with its
+ * largest request body by default and how its app is built: another API adds an entry.
+ */
+const IMPLEMENTED = {
+  entitlements: {
+    bodyLimitBytes: 1024 * 1024,
+    build({ options, fixtures, now, limits, webhooks }: AppParts): FastifyInstance {
+      if ((options.webhookUrl === undefined) !== (options.webhookSecret === undefined)) throw new TypeError("webhookUrl and webhookSecret go together: balance events are sent to the endpoint, signed with its whsec_ secret");
+      if (options.webhookUrl !== undefined) checkEndpoint(options.webhookUrl, options.webhookSecret!);
+      return entitlementsApp({ fixtures, now, http: limits, state: limits, webhooks: { ...webhooks, url: options.webhookUrl } }).app;
+    },
+  },
+  webdata: {
+    bodyLimitBytes: 10 * 1024 * 1024,
+    build({ options, fixtures, now, limits, webhooks }: AppParts): FastifyInstance {
+      if (options.webhookUrl !== undefined) throw new TypeError("webhookUrl is for entitlements: every crawl names its own webhook");
+      const publicUrl = options.publicUrl === undefined ? undefined : publicBase(options.publicUrl);
+      return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl, webhooks }).app;
+    },
+  },
+};
+
+/** An API this server implements. */
+export type Service = keyof typeof IMPLEMENTED;
+export const SERVICES = Object.keys(IMPLEMENTED) as Service[];
+
 /** Largest request body by default, in bytes: 1 MiB for entitlements, 10 MiB for web data. */
-export const DEFAULT_BODY_LIMIT_BYTES: Record<Service, number> = { entitlements: 1024 * 1024, webdata: 10 * 1024 * 1024 };
+export const DEFAULT_BODY_LIMIT_BYTES = Object.fromEntries(SERVICES.map((service) => [service, IMPLEMENTED[service].bodyLimitBytes])) as Record<Service, number>;
 
 export interface ReferenceServerOptions {
   service: Service;
@@ -79,17 +114,9 @@ export function buildReferenceApp(options: Omit<ReferenceServerOptions, "host" |
   const now = options.now ?? Date.now;
   const limits = resolveLimits(options.service, options.limits);
   const webhooks = { secret: options.webhookSecret, limits, onReport: options.onWebhookReport };
-  if (options.service === "entitlements") {
-    if ((options.webhookUrl === undefined) !== (options.webhookSecret === undefined)) throw new TypeError("webhookUrl and webhookSecret go together: balance events are sent to the endpoint, signed with its whsec_ secret");
-    if (options.webhookUrl !== undefined) checkEndpoint(options.webhookUrl, options.webhookSecret!);
-    return entitlementsApp({ fixtures, now, http: limits, state: limits, webhooks: { ...webhooks, url: options.webhookUrl } }).app;
-  }
-  if (options.service === "webdata") {
-    if (options.webhookUrl !== undefined) throw new TypeError("webhookUrl is for entitlements: every crawl names its own webhook");
-    const publicUrl = options.publicUrl === undefined ? undefined : publicBase(options.publicUrl);
-    return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl, webhooks }).app;
-  }
-  throw new Error(`unknown service ${String(options.service)}: expected entitlements or webdata`);
+  const api = Object.hasOwn(IMPLEMENTED, options.service) ? IMPLEMENTED[options.service] : undefined;
+  if (!api) throw new Error(`unknown service ${String(options.service)}: expected ${SERVICES.join(" or ")}`);
+  return api.build({ options, fixtures, now, limits, webhooks });
 }
 
 /** Starts the stateful reference implementation of one API on host:port. */

@@ -1,3 +1,4 @@
+import { escapePointer } from "@api-contracts/contract-core";
 import type { CallOptions } from "../http.js";
 import type { Contract } from "../judge.js";
 import { expectAnswer, fail, requireAnswer, type Check, type CheckContext, type Level } from "./types.js";
@@ -96,7 +97,7 @@ function collectMembers(contract: Contract, pointer: string): { properties: Map<
   const visit = (schema: SchemaNode, at: string) => {
     const props = schema.properties as Record<string, unknown> | undefined;
     for (const key of Object.keys(props ?? {})) {
-      if (!properties.has(key)) properties.set(key, contract.schemaAt(`${at}/properties/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+      if (!properties.has(key)) properties.set(key, contract.schemaAt(`${at}/properties/${escapePointer(key)}`));
     }
     for (const key of (schema.required as string[] | undefined) ?? []) if (!required.includes(key)) required.push(key);
     const allOf = schema.allOf as unknown[] | undefined;

@@ -3,7 +3,6 @@ import type { Caller, CallResult } from "../http.js";
 import type { Contract } from "../judge.js";
 import type { Fixtures } from "../fixtures.js";
 import type { WireTarget } from "../probes/wire.js";
-import type { WebhookStage } from "../webhooks/stage.js";
 
 /**
  * `schema` and `behavior` speak through the generated clients; `http` sends raw bytes; `webhooks`
@@ -40,8 +39,6 @@ export interface CheckContext {
   wire: WireTarget;
   /** What the run exercised; checks that send without the client (the probes) count their answers here. */
   coverage?: CoverageRecorder;
-  /** The webhook stage's receiver and jobs, shared by its checks. */
-  webhooks?: WebhookStage;
 }
 
 /** One named check of one operation. `name` is stable: reports and tests refer to it. */
@@ -73,10 +70,9 @@ export function skip(reason: string): Outcome {
   return { ok: false, reason, skipped: true };
 }
 
-/** Thrown inside a check to stop it with a failure; the runner turns it into the check's outcome. */
-export class CheckFailure extends Error {
-  override name = "CheckFailure";
-}
+import { CheckFailure } from "./failure.js";
+
+export { CheckFailure };
 
 /**
  * The answer must have one of the expected statuses and match the contract for it. An

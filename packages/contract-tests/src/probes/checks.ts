@@ -14,7 +14,7 @@ interface ProbedOperation {
 }
 
 /** What a probe's outcome means for clients: a failure harms them, a warning is hygiene. */
-export interface Judgement {
+interface Judgement {
   severity: Severity;
   /** Why, in words a reader can act on. */
   reason: string;
@@ -228,15 +228,16 @@ function probeCheck(contract: Contract, probe: Probe, op: ProbedOperation): Chec
       if (outcome.kind === "unreachable") throw new UnreachableError(`${method} ${url.origin}: ${outcome.why}`);
       if (ctx.wire.deadline?.aborted) throw new UnreachableError(`${method} ${url.origin}: the run's deadline passed (--max-time) during the ${probe.name} probe`);
       if (outcome.kind === "answer") ctx.coverage?.record(op.ref.operationId, outcome.answer.status);
-      const reproduce = ` -- reproduce: ${reproduction(pieces, url, Math.ceil(ctx.wire.timeoutMs / 1000) + 1)}`;
+      // On a line of its own under the result, whole, so that it can be copied however long it is.
+      const evidence = [`reproduce: ${reproduction(pieces, url, Math.ceil(ctx.wire.timeoutMs / 1000) + 1)}`];
       // A request that takes the server down harms every client after it. A fresh connection tells a
       // server that went away; where silence would only warn, a plain request also tells one that hangs
       // (a silent complete request fails anyway, and the probe after it meets the hang).
       const silenceWarns = outcome.kind === "silent" && probe.whenSilent.severity === "warning";
       const gone = (await stillAccepts(ctx.wire)) ?? (silenceWarns ? await stillAnswers(ctx.wire) : undefined);
-      if (gone) return { ok: false, targetGone: true, reason: `the target stopped answering after this probe: ${gone}${reproduce}` };
+      if (gone) return { ok: false, targetGone: true, reason: `the target stopped answering after this probe: ${gone}`, evidence };
       const judged = judgeProbe(probe, op, contract, outcome);
-      return judged.ok ? judged : { ...judged, reason: `${judged.reason}${reproduce}` };
+      return judged.ok ? judged : { ...judged, evidence };
     },
   };
 }

@@ -13,7 +13,7 @@ export interface ReceivedCall {
   type: string | undefined;
 }
 
-export interface ReceiverLimits {
+interface ReceiverLimits {
   /** Largest body kept; a longer one is answered 413 and counted as refused. */
   maxBodyBytes: number;
   /** Calls kept per path; more are answered 503 and counted as refused. */

@@ -21,7 +21,7 @@ export interface WebhookReceiverOptions {
   publicUrl?: string;
 }
 
-export interface WebhookStageOptions {
+interface WebhookStageOptions {
   /** Undefined when no receiver the target can reach is known; `unavailable` says why. */
   receiver?: WebhookReceiverOptions;
   unavailable?: string;
@@ -171,6 +171,11 @@ const count = (jobs: JudgedJob[]) => jobs.reduce((sum, job) => sum + job.record.
  * kit starts its jobs with a webhook to its own receiver and judges every call. `body` is a valid
  * request without the webhook.
  */
+/** The context of a run with a webhook stage: the stage's receiver and jobs, shared by its checks. */
+export interface StageContext extends CheckContext {
+  webhooks?: WebhookStage;
+}
+
 export function webhookChecks(contract: Contract, operationId: string, body: (ctx: CheckContext) => JsonObject): Check[] {
   const kind = jobEventsOf(contract, operationId);
   if (!kind) return [];
@@ -206,7 +211,7 @@ export function webhookChecks(contract: Contract, operationId: string, body: (ct
     name: `webhook-${concern}`,
     level: "webhooks",
     what,
-    async run(ctx: CheckContext): Promise<Outcome> {
+    async run(ctx: StageContext): Promise<Outcome> {
       const stage = ctx.webhooks;
       if (!stage) return skip("the webhook stage is off");
       if (!stage.options.receiver) return skip(stage.options.unavailable ?? "no receiver the target can reach");

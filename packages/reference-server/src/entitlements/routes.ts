@@ -28,7 +28,7 @@ function refusal<S extends EntitlementsError["status"]>(err: unknown, env: Error
   throw err;
 }
 
-export interface EntitlementsAppOptions {
+interface EntitlementsAppOptions {
   fixtures: SeededFixtures;
   now: () => number;
   http: HttpLimits;

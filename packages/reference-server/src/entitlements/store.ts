@@ -138,7 +138,7 @@ class ExpiryQueue {
  * amount, so a huge one is accepted; a total that would overflow to Infinity (sent as `null`)
  * stays at the largest finite number instead.
  */
-export function saturatedSum(...amounts: number[]): number {
+function saturatedSum(...amounts: number[]): number {
   let total = 0;
   for (const amount of amounts) total += amount;
   return Math.min(Number.MAX_VALUE, Math.max(0, total));
@@ -174,7 +174,7 @@ function rememberedKey(customerId: string, key: string): string {
   return createHash("sha256").update(customerId).update("\u0000").update(key).digest("base64url");
 }
 
-export interface CheckOptions {
+interface CheckOptions {
   expandBalanceFeature: boolean;
   expandFlagFeature: boolean;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { jobEventCall, subscribesTo, webhookSubscription, type JsonObject, type WebhookCall, type WebhookDeliverer, type WebhookSequence } from "@api-contracts/contract-core";
+import { jobEventCall, subscribesTo, webhookSubscription, withDefaultScheme, type JsonObject, type WebhookCall, type WebhookDeliverer, type WebhookSequence } from "@api-contracts/contract-core";
 import type { WorldCrawl } from "../fixtures.js";
 
 /** Pages a crawl pretends its site has: the start URL and two below it; fewer when `limit` asks for fewer. */
@@ -10,11 +10,10 @@ const FILLED_FORMATS = new Set(["markdown", "html", "rawHtml", "links"]);
 
 const START_CRAWL = { method: "POST", path: "/v2/crawl" };
 
-/** The start URL as the service reads it: `http://` in front of one without a scheme. */
+/** The start URL as the service reads it, and as the contract's url rule on `CrawlRequest.url` judged it: `http://` in front of one without a scheme, then trimmed. */
 function startUrl(url: string): URL | undefined {
-  const trimmed = url.trim();
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`;
-  return URL.canParse(withScheme) ? new URL(withScheme) : undefined;
+  const read = withDefaultScheme(url, "http").trim();
+  return URL.canParse(read) ? new URL(read) : undefined;
 }
 
 /** The format names a crawl's `scrapeOptions.formats` asks for (`markdown` when none are given). */
@@ -30,7 +29,7 @@ function pageCount(body: JsonObject): number {
 }
 
 /** The documents of the pages a crawl pretends to scrape. */
-export function pretendPages(body: JsonObject): JsonObject[] {
+function pretendPages(body: JsonObject): JsonObject[] {
   const start = startUrl(String(body.url ?? ""));
   if (!start) return [];
   const count = pageCount(body);

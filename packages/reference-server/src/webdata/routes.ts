@@ -17,7 +17,7 @@ type ListBrowsersOp = paths["/v2/browser"]["get"];
 type GetMonitorOp = paths["/v2/monitor/{monitorId}"]["get"];
 type TokenUsageOp = paths["/v2/team/token-usage"]["get"];
 type HistoricalOp = paths["/v2/team/credit-usage/historical"]["get"];
-export interface WebdataAppOptions {
+interface WebdataAppOptions {
   fixtures: SeededFixtures;
   now: () => number;
   http: HttpLimits;

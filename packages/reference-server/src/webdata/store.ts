@@ -12,7 +12,7 @@ export type CreditUsagePeriod = Schemas["CreditUsagePeriod"];
 /** One credit is worth this many tokens (the service's own conversion). */
 export const TOKENS_PER_CREDIT = 15;
 
-export type CancelOutcome = "cancelled" | "not_found" | "already_finished";
+type CancelOutcome = "cancelled" | "not_found" | "already_finished";
 
 /**
  * The web data world in memory: crawl jobs, sessions, monitors and team usage. Crawls of the

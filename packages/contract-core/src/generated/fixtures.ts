@@ -1,5 +1,5 @@
-// Generated from schema/fixtures.schema.json by scripts/generate-fixtures-type.mjs.
-// Do not edit: change the schema and run `npm run generate -w @api-contracts/contract-tests`
+// Generated from schema/fixtures.schema.json by scripts/generate-types.mjs.
+// Do not edit: change the schema and run `npm run generate -w @api-contracts/contract-core`
 // (the build does it too).
 
 /**

@@ -1,0 +1,215 @@
+// A run's options, from the API, the command line or CONTRACT_* variables, checked and resolved.
+import { DEFAULT_LIMITS } from "./http.js";
+import { SERVICES } from "./checks/registry.js";
+
+export { SERVICES };
+import { maskUrl, redactor, withoutCredentials } from "./secrets.js";
+import type { Service } from "./judge.js";
+import { SEVERITIES, type Level, type Severity } from "./checks/types.js";
+import { checkFixtures, PLACEHOLDER, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
+import { loadKnownDifferences, type KnownDifference } from "./known-differences.js";
+import type { Progress } from "./generate/generated.js";
+import { DEFAULT_WEBHOOK_DEADLINE_MS, type WebhookReceiverOptions } from "./webhooks/stage.js";
+import type { CheckResult, RunLimits } from "./report.js";
+
+export const LEVELS: readonly Level[] = ["schema", "behavior", "http", "webhooks"];
+
+export interface ContractTestOptions {
+  service: Service;
+  baseUrl: string;
+  /** Bearer key; defaults to `fixtures.api_keys[service]`. */
+  apiKey?: string;
+  /** Failures and warnings the implementer has accepted: reported as known (see `loadKnownDifferences`). */
+  knownDifferences?: readonly KnownDifference[];
+  /** The least severity that fails the run: `failure` (default), or `warning` to fail on warnings too. */
+  failOn?: Severity;
+  /** The fixtures object, or the path of a JSON file holding it. */
+  fixtures?: Fixtures | string;
+  level?: Level;
+  /** Called after each check, in order (the CLI prints from here). */
+  onResult?: (result: CheckResult) => void;
+  /** Longest wait for one answer, in milliseconds (default 10000); past it the target counts as unreachable. */
+  timeoutMs?: number;
+  /** Longest whole run, in milliseconds (default 300000); past it the target counts as unreachable. */
+  maxTimeMs?: number;
+  /** Most bytes read of one answer (default 1048576); a longer answer fails its check. */
+  maxAnswerBytes?: number;
+  /** Used for every request instead of the global fetch. */
+  fetch?: typeof globalThis.fetch;
+  /** Examples per generated check (valid, invalid, linked); generation is off when absent. */
+  generate?: number;
+  /** Seed of the generated examples (default: random); the same seed makes the same requests. */
+  seed?: number;
+  /** Called after each generated example (the CLI draws its progress line from here). */
+  onProgress?: (progress: Progress) => void;
+  /**
+   * `host:port` the kit's webhook receiver listens on, which the target must be able to reach
+   * (default: 127.0.0.1 with a free port, for a target on this machine's loopback; the webhook
+   * stage is skipped for another target without it).
+   */
+  webhookReceiver?: string;
+  /** Base URL the target calls to reach the receiver, when it is not `http://<webhookReceiver>` (a tunnel, a container's name for the host). */
+  webhookUrl?: string;
+  /** The secret the target signs its webhook calls with; signatures are not judged without it. */
+  webhookSecret?: string;
+  /** Longest wait for a job's last webhook call, from its start (default 60000 ms). */
+  webhookDeadlineMs?: number;
+}
+
+export const DEFAULT_MAX_TIME_MS = 300_000;
+
+/** The least severity that fails a run, from a flag, a variable or an option; a UsageError for anything else. */
+export function parseFailOn(name: string, value: string | undefined): Severity | undefined {
+  if (value === undefined) return undefined;
+  if (!SEVERITIES.includes(value as Severity)) throw new UsageError(`${name} must be one of ${SEVERITIES.join(", ")} (got ${JSON.stringify(value)})`);
+  return value as Severity;
+}
+
+/** A limit from a flag, a variable or an option: a whole number of at least 1, or a UsageError naming it. */
+export function parseLimit(name: string, value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1) throw new UsageError(`${name} must be a whole number of at least 1 (got ${JSON.stringify(value)})`);
+  return number;
+}
+
+/**
+ * Options from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY, CONTRACT_FIXTURES,
+ * CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME, CONTRACT_MAX_ANSWER_BYTES,
+ * CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON, CONTRACT_KNOWN_DIFFERENCES,
+ * CONTRACT_WEBHOOK_SECRET, CONTRACT_WEBHOOK_RECEIVER, CONTRACT_WEBHOOK_URL and
+ * CONTRACT_WEBHOOK_DEADLINE, for runs configured by the environment (e.g. inside vitest).
+ */
+export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ContractTestOptions {
+  const value = (name: string) => env[name] || undefined;
+  const service = value("CONTRACT_SERVICE");
+  const baseUrl = value("CONTRACT_BASE_URL");
+  if (!service || !baseUrl) throw new UsageError("CONTRACT_SERVICE and CONTRACT_BASE_URL must be set");
+  return {
+    service: service as Service,
+    baseUrl,
+    apiKey: value("CONTRACT_API_KEY"),
+    fixtures: value("CONTRACT_FIXTURES"),
+    level: value("CONTRACT_LEVEL") as Level | undefined,
+    timeoutMs: parseLimit("CONTRACT_TIMEOUT", value("CONTRACT_TIMEOUT")),
+    maxTimeMs: parseLimit("CONTRACT_MAX_TIME", value("CONTRACT_MAX_TIME")),
+    maxAnswerBytes: parseLimit("CONTRACT_MAX_ANSWER_BYTES", value("CONTRACT_MAX_ANSWER_BYTES")),
+    generate: parseLimit("CONTRACT_GENERATE", value("CONTRACT_GENERATE")),
+    seed: parseSeed(value("CONTRACT_SEED")),
+    failOn: parseFailOn("CONTRACT_FAIL_ON", value("CONTRACT_FAIL_ON")),
+    webhookSecret: value("CONTRACT_WEBHOOK_SECRET"),
+    webhookReceiver: value("CONTRACT_WEBHOOK_RECEIVER"),
+    webhookUrl: value("CONTRACT_WEBHOOK_URL"),
+    webhookDeadlineMs: parseLimit("CONTRACT_WEBHOOK_DEADLINE", value("CONTRACT_WEBHOOK_DEADLINE")),
+    ...(value("CONTRACT_KNOWN_DIFFERENCES") ? { knownDifferences: loadKnownDifferences(value("CONTRACT_KNOWN_DIFFERENCES")!) } : {}),
+  };
+}
+
+export interface Resolved {
+  level: Level;
+  fixtures: Fixtures | undefined;
+  apiKey: string;
+  /** Where requests go: the base URL without credentials. */
+  baseUrl: string;
+  /** The base URL as it may be printed. */
+  shownBaseUrl: string;
+  limits: RunLimits;
+  generate: number | undefined;
+  seed: number;
+  failOn: Severity;
+  redact: (text: string) => string;
+  /** The webhook stage's settings; absent at levels that do not run it. */
+  webhooks?: { receiver?: WebhookReceiverOptions; unavailable?: string; secret?: string; deadlineMs: number };
+}
+
+/** Whether a host name is this machine's loopback: a target there reaches a receiver on 127.0.0.1. */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** `host:port` (an IPv6 host in brackets), or a UsageError naming the option. */
+function parseHostPort(name: string, value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new UsageError(`${name} must be host:port, e.g. 127.0.0.1:0 or [::1]:8080 (got ${JSON.stringify(value)})`);
+  return { host: match[1] ?? match[2]!, port };
+}
+
+/** Where the webhook stage's receiver listens and what the target calls, or why there is none (absent at levels without the stage). */
+export function webhookStageSettings(options: ContractTestOptions, level: Level, target: URL): Resolved["webhooks"] {
+  if (level !== "behavior" && level !== "webhooks") return undefined;
+  const deadlineMs = parseLimit("webhookDeadlineMs", options.webhookDeadlineMs) ?? DEFAULT_WEBHOOK_DEADLINE_MS;
+  const secret = options.webhookSecret || undefined;
+  let publicUrl: string | undefined;
+  if (options.webhookUrl !== undefined) {
+    if (!URL.canParse(options.webhookUrl) || !/^https?:$/.test(new URL(options.webhookUrl).protocol)) throw new UsageError(`webhook URL must be an http or https URL (got ${JSON.stringify(options.webhookUrl)})`);
+    publicUrl = options.webhookUrl;
+  }
+  let listen: { host: string; port: number } | undefined;
+  if (options.webhookReceiver !== undefined) listen = parseHostPort("webhook receiver", options.webhookReceiver);
+  else if (isLoopback(target.hostname)) listen = { host: target.hostname.replace(/^\[|\]$/g, "") === "::1" ? "::1" : "127.0.0.1", port: 0 };
+  if (!listen) {
+    const unavailable = `the target (${target.hostname}) is not on this machine: give a receiver address it can reach (--webhook-receiver host:port, and --webhook-url when it calls another name)`;
+    if (level === "webhooks") throw new UsageError(unavailable);
+    return { unavailable, secret, deadlineMs };
+  }
+  if ((listen.host === "0.0.0.0" || listen.host === "::") && publicUrl === undefined) throw new UsageError(`a receiver listening on every interface (${listen.host}) needs --webhook-url: the address the target calls`);
+  return { receiver: { ...listen, ...(publicUrl ? { publicUrl } : {}) }, secret, deadlineMs };
+}
+
+/** A seed for a run that was given none; it is printed so that the run can be repeated. */
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 0x7fffffff);
+}
+
+/** Parses a seed from a flag or variable: a whole number, or a UsageError. */
+export function parseSeed(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\s*-?\d+\s*$/.test(value)) throw new UsageError(`--seed must be a whole number (got ${JSON.stringify(value)})`);
+  return Number(value);
+}
+
+export function resolveOptions(options: ContractTestOptions): Resolved {
+  if (!SERVICES.includes(options.service)) throw new UsageError(`service must be one of ${SERVICES.join(", ")} (got ${JSON.stringify(options.service)})`);
+  const level = options.level ?? "schema";
+  if (!LEVELS.includes(level)) throw new UsageError(`level must be one of ${LEVELS.join(", ")} (got ${JSON.stringify(level)})`);
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new UsageError(`base URL ${JSON.stringify(maskUrl(options.baseUrl))} is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https (got ${url.protocol})`);
+  const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures && checkFixtures(options.fixtures);
+  if (level === "behavior") requireServiceFixtures(fixtures, options.service);
+  const apiKey = options.apiKey || fixtures?.api_keys?.[options.service];
+  if (!apiKey) throw new UsageError(`an API key is needed: pass --api-key or set api_keys.${options.service} in the fixtures`);
+  if (PLACEHOLDER.test(apiKey)) throw new UsageError(`api_keys.${options.service} in the fixtures still holds its placeholder from contract-test init: put a key your server accepts there, or pass --api-key`);
+  const limits: RunLimits = {
+    timeoutMs: parseLimit("timeoutMs", options.timeoutMs) ?? DEFAULT_LIMITS.timeoutMs,
+    maxTimeMs: parseLimit("maxTimeMs", options.maxTimeMs) ?? DEFAULT_MAX_TIME_MS,
+    maxAnswerBytes: parseLimit("maxAnswerBytes", options.maxAnswerBytes) ?? DEFAULT_LIMITS.maxAnswerBytes,
+  };
+  const generate = parseLimit("generate", options.generate);
+  if (generate !== undefined && level === "http") throw new UsageError("generate applies to the schema and behavior levels, not to http");
+  if (options.seed !== undefined && !(Number.isSafeInteger(options.seed) && Math.abs(options.seed) <= 0x7fffffff)) {
+    throw new UsageError(`seed must be a whole number between -2147483647 and 2147483647 (got ${JSON.stringify(options.seed)})`);
+  }
+  const seed = options.seed ?? randomSeed();
+  const failOn = options.failOn === undefined ? "failure" : parseFailOn("failOn", options.failOn)!;
+  const trim = (href: string) => href.replace(/\/+$/, "");
+  return {
+    level,
+    fixtures,
+    apiKey,
+    baseUrl: trim(withoutCredentials(url).href),
+    shownBaseUrl: trim(maskUrl(url.href)),
+    limits,
+    generate,
+    seed,
+    failOn,
+    redact: redactor([apiKey, url.password, url.username && !url.password ? url.username : undefined, options.webhookSecret]),
+    webhooks: webhookStageSettings(options, level, url),
+  };
+}
