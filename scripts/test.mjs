@@ -13,11 +13,12 @@ import { repoRoot, workspacePackages } from "./package-graph.mjs";
 const LANES = 2;
 /**
  * The suites that take longest, longest first (seconds on two shared cores, `npm test -- --summarize`):
- * the reference server (the kit against it, about 90), the kit (its generated requests, about 90),
- * the repository's (the packages installed from their tarballs, about 50), the docs (a browser,
- * about 30) and the proxy (about 25). The others take a few seconds each and fill the gaps.
+ * the kit (its generated requests, and its runs against the reference server and its faulty
+ * variants), the docs (a browser drives every operation's console), the repository's (the packages
+ * installed from their tarballs), the reference server and the proxy. The others take a few
+ * seconds each and fill the gaps.
  */
-const LONGEST_FIRST = ["@api-contracts/reference-server", "@api-contracts/contract-tests", "@api-contracts/repo-tools", "@api-contracts/docs", "@api-contracts/contract-proxy"];
+const LONGEST_FIRST = ["@api-contracts/contract-tests", "@api-contracts/docs", "@api-contracts/repo-tools", "@api-contracts/reference-server", "@api-contracts/contract-proxy"];
 
 const env = { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" };
 const extra = process.argv.slice(2);

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/*.test.ts"],
+    include: ["test/*.test.ts", "test/reference-server/*.test.ts"],
     // Servers under test share two cores with other suites: generous limits, one file at a time.
     testTimeout: 180_000,
     hookTimeout: 120_000,

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { main } from "@api-contracts/contract-tests";
+import { main } from "../../src/index.js";
 import { runInProcess, type CliRun } from "@api-contracts/dev-tools/testing/cli-run";
-import { defaultFixtures } from "../../src/index.js";
+import { defaultFixtures } from "@api-contracts/reference-server";
 
 export type { CliRun };
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { ContractErrors, createEdgeServer, listen, type Problem } from "@api-contracts/contract-core";
-import type { Service } from "../../src/index.js";
+import type { Service } from "@api-contracts/reference-server";
 import { KIT_TARGET_LIMITS } from "./helpers.js";
 
 /** A request on its way to the target; a fault may change any part of it. */

@@ -4,8 +4,8 @@
 // `--generate 30` finds the fault and reports a reduced request.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runContractTests, type CheckResult, type Report, type Service } from "@api-contracts/contract-tests";
-import { defaultFixtures, startReferenceServer } from "../../src/index.js";
+import { runContractTests, type CheckResult, type Report, type Service } from "../../src/index.js";
+import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
 import { jsonOf, startFaultProxy, type Fault, type ProxiedRequest, type ProxiedResponse } from "./fault-proxy.js";
 import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS, KIT_WEBHOOK_SECRET } from "./helpers.js";
 

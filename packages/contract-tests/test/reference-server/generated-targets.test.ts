@@ -1,7 +1,7 @@
 // No false alarm: generated requests against this server at behaviour level, for three seeds.
 import { describe, expect, it } from "vitest";
-import { runContractTests } from "@api-contracts/contract-tests";
-import { defaultFixtures, startReferenceServer } from "../../src/index.js";
+import { runContractTests } from "../../src/index.js";
+import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
 import { KIT_RUN_TIMEOUT_MS, KIT_TARGET_LIMITS, KIT_WEBHOOK_SECRET } from "./helpers.js";
 
 const SEEDS = [1, 20261123, 987654321];

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkFixtures } from "@api-contracts/contract-tests";
-import { defaultFixtures, writeFixtures } from "../../src/index.js";
+import { checkFixtures } from "../../src/index.js";
+import { defaultFixtures, writeFixtures } from "@api-contracts/reference-server";
 
 const require = createRequire(import.meta.url);
 const schema = JSON.parse(readFileSync(require.resolve("@api-contracts/contract-tests/fixtures.schema.json"), "utf8")) as object;

@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listChecks, type Report } from "@api-contracts/contract-tests";
-import { startReferenceServer } from "../../src/index.js";
+import { listChecks, type Report } from "../../src/index.js";
+import { startReferenceServer } from "@api-contracts/reference-server";
 import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, KIT_WEBHOOK_SECRET, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
 
 let fixturesFile: string;

@@ -1,8 +1,8 @@
 // What a generated contract-test run (`contract-test --generate 100`, behaviour level) costs against
 // this implementation, one run per API with a fixed seed. Prints a Markdown table.
 //   npm run bench            (after npm run build)
-import { measureGeneratedRun } from "@api-contracts/contract-tests";
-import { defaultFixtures, startReferenceServer } from "../dist/index.js";
+import { measureGeneratedRun } from "../dist/index.js";
+import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
 
 const SEED = 20261123;
 console.log(`| target | API | level | examples per check | generated checks | requests sent | time | requests per second |`);
