@@ -2,6 +2,7 @@ import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
 import type { DataValidationCxt } from "ajv/dist/types/index.js";
 import { parse as parseDomain } from "tldts";
 import { escapePointer, isObject } from "./pointer.js";
+import { withDefaultScheme } from "./default-scheme.js";
 
 /** A rule of the spec's `x-rules` extension: a constraint between members that JSON Schema cannot state. */
 export type XRule =
@@ -64,7 +65,7 @@ function parsesAsUrl(value: string): boolean {
 /** Whether a URL rule accepts a string. */
 export function acceptsUrl(rule: UrlRule, input: string): boolean {
   let value = input;
-  if (rule.defaultScheme !== undefined && !/^[^.:]+:\/\//.test(value)) value = `${rule.defaultScheme}://${value}`;
+  if (rule.defaultScheme !== undefined) value = withDefaultScheme(value, rule.defaultScheme);
   if (rule.trim) value = value.trim();
   if (!parsesAsUrl(value)) return false;
   if (rule.schemes !== undefined) {
