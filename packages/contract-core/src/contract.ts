@@ -63,6 +63,7 @@ export {
   problemsOf,
   queryOf,
   summarizeAnswer,
+  summarizeKeptAnswer,
   summarizeProblems,
   type AnswerJudgement,
   type AnswerPlan,

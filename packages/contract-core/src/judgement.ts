@@ -60,6 +60,12 @@ export function summarizeAnswer(status: number, problems: readonly ContractProbl
   return `${problems[0]?.in === "body" ? `${status} ` : ""}${summarizeProblems(problems, shown)}`;
 }
 
+/** An answer that keeps the contract, on one line: `200 application/json matches the contract`, or `204 with no body, as documented`. */
+export function summarizeKeptAnswer(answer: AnswerToJudge): string {
+  const mediaType = answer.contentType?.split(";")[0]!.trim().toLowerCase();
+  return mediaType && answer.bodyText.trim() !== "" ? `${answer.status} ${mediaType} matches the contract` : `${answer.status} with no body, as documented`;
+}
+
 /** Header values by any-case name, as Node and fetch hand them over; repeated values are joined as RFC 9110 §5.3 allows. */
 export type HeaderValues = Record<string, string | readonly string[] | undefined>;
 

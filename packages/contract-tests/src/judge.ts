@@ -1,4 +1,4 @@
-import { ExchangeJudge, OpenApiValidators, fieldErrors, follow, loadBundle, problemsOf, resolvePointer, summarizeAnswer, summarizeProblems, type ContractProblem } from "@api-contracts/contract-core";
+import { ExchangeJudge, OpenApiValidators, fieldErrors, follow, loadBundle, problemsOf, resolvePointer, summarizeAnswer, summarizeKeptAnswer, summarizeProblems, type ContractProblem } from "@api-contracts/contract-core";
 
 export type Service = "entitlements" | "webdata";
 
@@ -137,8 +137,7 @@ export class Contract {
     if (problems.length > 0) {
       return { ok: false, reason: summarizeAnswer(exchange.status, problems), problems, ...parsed };
     }
-    const mediaType = exchange.contentType?.split(";")[0]!.trim().toLowerCase();
-    return { ok: true, reason: mediaType && exchange.bodyText.trim() !== "" ? `${exchange.status} ${mediaType} matches the contract` : `${exchange.status} with no body, as documented`, problems, ...parsed };
+    return { ok: true, reason: summarizeKeptAnswer(exchange), problems, ...parsed };
   }
 
   /** Reads the value at a JSON pointer of the bundle. */

@@ -3,7 +3,7 @@
 import type { WalkedOperation } from "@api-contracts/contract-core/contract";
 import { fill, h, labelled, liveRegion, region } from "./dom.js";
 import type { Judge, ProblemAt, Verdict } from "./judge.js";
-import { asCurl, asTypeScript, parsedBody, pathAndQuery, requestHeaders, requestParts, type RequestForm } from "./request.js";
+import { asCurl, asTypeScript, pathAndQuery, requestHeaders, type RequestForm } from "./request.js";
 import { send, type Sent } from "./transport.js";
 
 export interface ApiFacts {
@@ -225,11 +225,7 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     clearMarks();
     held.replaceChildren();
     const current = form();
-    const body = parsedBody(current);
-    const verdict: Verdict =
-      body && "error" in body
-        ? { ok: false, summary: "the body is not JSON", problems: [{ in: "body", pointer: "", keyword: "json", message: `is not JSON (${body.error})` }] }
-        : judge.judgeRequest(op, requestParts(current));
+    const verdict = judge.judgeRequest(op, { method: op.method, target: pathAndQuery(current), headers: requestHeaders(current), bodyText: current.bodyText });
     if (verdict.ok) {
       void go();
       return;

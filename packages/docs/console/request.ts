@@ -1,7 +1,5 @@
 // A request as the console's form holds it, turned into what is sent, what the contract judges,
 // and the commands a reader copies. Copies never hold the key: they read it from $API_KEY.
-import type { RequestParts } from "@api-contracts/contract-core/contract";
-
 export interface RequestForm {
   method: string;
   /** The path template: `/v2/crawl/{id}`. */
@@ -25,16 +23,6 @@ export function pathAndQuery(form: RequestForm): string {
   return query ? `${path}?${query}` : path;
 }
 
-/** The body parsed, or why it cannot be. */
-export function parsedBody(form: RequestForm): { value: unknown } | { error: string } | undefined {
-  if (form.bodyText === undefined || form.bodyText.trim() === "") return undefined;
-  try {
-    return { value: JSON.parse(form.bodyText) };
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
 /** Every header the request carries, the key included (for sending only: never shown or copied). */
 export function requestHeaders(form: RequestForm): Record<string, string> {
   const headers: Record<string, string> = { accept: "application/json" };
@@ -43,18 +31,6 @@ export function requestHeaders(form: RequestForm): Record<string, string> {
   if (form.bodyText !== undefined && form.bodyText.trim() !== "") headers["content-type"] = "application/json";
   if (form.prefer) headers.prefer = form.prefer;
   return headers;
-}
-
-/** The request as a server would receive it, for the contract to judge before it is sent. */
-export function requestParts(form: RequestForm): RequestParts {
-  const [path] = pathAndQuery(form).split("?");
-  const body = parsedBody(form);
-  return {
-    path: path!,
-    query: Object.fromEntries(filled(form.params.query)),
-    headers: requestHeaders(form),
-    body: body && "value" in body ? body.value : undefined,
-  };
 }
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
