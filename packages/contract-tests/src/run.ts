@@ -1,6 +1,6 @@
 import { counted, CoverageRecorder } from "@api-contracts/contract-core";
 import { Caller, UnreachableError, type ObservedExchange } from "./http.js";
-import { Contract, loadBundledSpec } from "./judge.js";
+import { contractOf } from "./judge.js";
 import { CheckFailure, type Check, type Outcome } from "./checks/types.js";
 import { UsageError } from "./fixtures.js";
 import { KnownDifferences } from "./known-differences.js";
@@ -36,7 +36,7 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
 
 async function runResolved(options: ContractTestOptions, resolved: Resolved, deadline: AbortSignal, webhooks: WebhookStage | undefined): Promise<Report> {
   const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact } = resolved;
-  const contract = new Contract(loadBundledSpec(options.service));
+  const contract = contractOf(options.service);
   const deadlineAt = Date.now() + limits.maxTimeMs;
   const coverage = new CoverageRecorder(options.service, contract.doc);
   const tally = new AnswerTally();

@@ -1,5 +1,5 @@
 import type { Check, Level } from "./types.js";
-import { Contract, loadBundledSpec, type Service } from "../judge.js";
+import { contractOf, type Contract, type Service } from "../judge.js";
 import { entitlementsChecks } from "./entitlements.js";
 import { webdataChecks } from "./webdata.js";
 import { httpProbes } from "../probes/checks.js";
@@ -8,7 +8,7 @@ import { httpProbes } from "../probes/checks.js";
 const API_CHECKS: Record<Service, (contract: Contract) => Check[]> = { entitlements: entitlementsChecks, webdata: webdataChecks };
 
 /** The checks a level runs for a service, in order: schema checks, behaviour checks, then the HTTP probes. */
-export function listChecks(service: Service, level: Level, contract = new Contract(loadBundledSpec(service))): Check[] {
+export function listChecks(service: Service, level: Level, contract = contractOf(service)): Check[] {
   const all = [...API_CHECKS[service](contract), ...httpProbes(contract)];
   return all.filter((check) => level === "behavior" || check.level === level);
 }
