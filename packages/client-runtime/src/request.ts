@@ -24,10 +24,6 @@ function unusable(): TypeError {
   return new TypeError("Body is unusable: Body has already been read");
 }
 
-function isRequestLike(value: RequestSource): value is ClientRequest | Request {
-  return typeof value === "object" && !(value instanceof URL);
-}
-
 /**
  * A Request for openapi-fetch and its middleware: `url`, `method`, `headers`, `signal`,
  * `redirect`, `body`, `bodyUsed`, `clone()`, `text()`, `json()`, `arrayBuffer()`, `blob()`,

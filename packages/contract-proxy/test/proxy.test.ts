@@ -5,7 +5,7 @@ import { gzipSync } from "node:zlib";
 import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { startContractProxy, type ContractProxy, type ContractProxyOptions } from "../src/index.js";
-import { entitlementsKey, fakeUpstream, json, postJson, send, type Upstream } from "./support.js";
+import { entitlementsKey, fakeUpstream, json, send, type Upstream } from "./support.js";
 
 const checkExample = (() => {
   const operation = new OpenApiValidators(loadBundle("entitlements")).walkedOperations().find((op) => op.operationId === "checkAccess")!;

@@ -5,7 +5,7 @@ import type { JsonObject } from "@api-contracts/contract-core/contract";
 import styles from "./console.css";
 import { h, labelled } from "./dom.js";
 import { createJudge } from "./judge.js";
-import { operationConsole, type ApiFacts, type Setup, type Targets } from "./operation.js";
+import { operationConsole, type ApiFacts, type Setup } from "./operation.js";
 import { webhookConsole } from "./webhook.js";
 
 interface PageData {
