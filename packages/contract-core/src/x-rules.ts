@@ -1,6 +1,6 @@
 import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
 import type { DataValidationCxt } from "ajv/dist/types/index.js";
-import { parse as parseDomain } from "tldts";
+import { getEmptyResult, parseImpl, type FLAG, type IPublicSuffix } from "tldts-core";
 import { escapePointer, isObject } from "./pointer.js";
 import { withDefaultScheme } from "./default-scheme.js";
 
@@ -62,6 +62,23 @@ function parsesAsUrl(value: string): boolean {
   }
 }
 
+/** tldts's step that ends once the public suffix is known (`FLAG` is a const enum its JavaScript does not export). */
+const PUBLIC_SUFFIX_STEP: FLAG.PUBLIC_SUFFIX = 2;
+
+/**
+ * tldts's suffix lookup with no list: the last label is the suffix, as the list's own default rule
+ * (`*`) makes it for a label the list does not hold. The rule only asks whether the suffix is one
+ * of `fileExtensions`, and those are single labels none of which ends a suffix of the list's ICANN
+ * section (the rule refuses a label with a dot, and a test holds every bundle's labels to the whole
+ * list), so a longer suffix the list would find is never one of them: the answer is the same, and
+ * the list (41 kB gzipped) stays out of every bundle, the docs console's included.
+ */
+function lastLabelSuffix(hostname: string, _options: unknown, out: IPublicSuffix): void {
+  out.isIcann = false;
+  out.isPrivate = false;
+  out.publicSuffix = hostname.slice(hostname.lastIndexOf(".") + 1);
+}
+
 /** Whether a URL rule accepts a string. */
 export function acceptsUrl(rule: UrlRule, input: string): boolean {
   let value = input;
@@ -73,7 +90,7 @@ export function acceptsUrl(rule: UrlRule, input: string): boolean {
     if (scheme === undefined || !rule.schemes.includes(scheme)) return false;
   }
   if (rule.host === "reachable") {
-    const parsed = parseDomain(value);
+    const parsed = parseImpl(value, PUBLIC_SUFFIX_STEP, lastLabelSuffix, {}, getEmptyResult());
     if (parsed.isIp !== true) {
       if (parsed.hostname === null || parsed.hostname.startsWith(".") || parsed.publicSuffix === null) return false;
       if (rule.fileExtensions?.includes(parsed.publicSuffix)) return false;
@@ -330,6 +347,7 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
       const rule = raw as unknown as UrlRule;
       const strings = (key: string) => raw[key] === undefined || (Array.isArray(raw[key]) && (raw[key] as unknown[]).every((item) => typeof item === "string"));
       if (!strings("schemes") || !strings("fileExtensions")) throw new Error(`x-rules: url on ${member} needs lists of strings for schemes and fileExtensions`);
+      if (rule.fileExtensions?.some((label) => label.includes("."))) throw new Error(`x-rules: url on ${member}: each of fileExtensions is one label, without a dot`);
       if (rule.defaultScheme !== undefined && typeof rule.defaultScheme !== "string") throw new Error(`x-rules: url on ${member} needs a string defaultScheme`);
       if (rule.host !== undefined && rule.host !== "reachable") throw new Error(`x-rules: url on ${member}: host can only be 'reachable'`);
       const check: Check = (object) => {
