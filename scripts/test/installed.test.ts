@@ -259,6 +259,36 @@ console.log(JSON.stringify({ type: event.type, refused }));
 `,
 };
 
+// The docs as `npm start` serves them, from the installed local stack on free ports: the page loads
+// the console's script and names the mock it runs beside, and the relay carries a check to that mock.
+const docsConsoleProbe = `
+import { gzipSync } from "node:zlib";
+import { startLocalStack } from "@api-contracts/local-stack";
+
+const stack = await startLocalStack({ ports: { entitlements: 0, webdata: 0 }, docsPort: 0 });
+try {
+  const url = (name) => stack.servers.find((server) => server.name === name).url;
+  const docs = url("docs");
+  const page = await (await fetch(\`\${docs}/entitlements.html\`)).text();
+  const script = new Uint8Array(await (await fetch(\`\${docs}/api-console.js\`)).arrayBuffer());
+  const config = await (await fetch(\`\${docs}/_console/config.json\`)).json();
+  const relayed = await fetch(\`\${docs}/_relay/v1/balances.check\`, {
+    method: "POST",
+    headers: { origin: docs, "sec-fetch-site": "same-origin", "x-relay-target": config.targets.entitlements.mock, authorization: "Bearer am_sk_test", "content-type": "application/json" },
+    body: JSON.stringify({ customer_id: "cus_1", feature_id: "messages" }),
+  });
+  console.log(JSON.stringify({
+    scriptTag: /<script[^>]+src="api-console\\.js"/.test(page),
+    pageNamesMock: page.includes(url("entitlements")),
+    scriptGzipped: gzipSync(script, { level: 9 }).length,
+    targets: config.targets,
+    relayed: relayed.status,
+  }));
+} finally {
+  await stack.close();
+}
+`;
+
 /** What each receiver prints, and a call of the browser bundle's verifyWebhook with what it returns. */
 const webhookCases = {
   entitlements: {
@@ -394,6 +424,16 @@ describe("a strict nodenext project that installs the tarballs", () => {
     expect(JSON.parse(stdout)).toEqual(webhookCases[api].printed);
     const bundled = await loadForWebRuntime<{ verifyWebhook: (...args: unknown[]) => Promise<unknown> }>(consumer.dir, `@api-contracts/${api}-client/webhooks`, ["verifyWebhook"]);
     expect(await bundled.verifyWebhook(...webhookCases[api].webArguments())).toMatchObject({ type: webhookCases[api].webType });
+  }, 60_000);
+
+  it("the installed local stack serves the docs with their console: the script (within its 80 kB gzipped), the pages naming the running mocks, and the relay", async () => {
+    consumer.write("docs-console.mjs", docsConsoleProbe);
+    const { stdout } = await consumer.exec(process.execPath, ["docs-console.mjs"]);
+    const seen = JSON.parse(stdout) as { scriptTag: boolean; pageNamesMock: boolean; scriptGzipped: number; targets: Record<string, { mock?: string }>; relayed: number };
+    console.log(`the installed docs console's script: ${seen.scriptGzipped} bytes gzipped`);
+    expect(seen).toMatchObject({ scriptTag: true, pageNamesMock: true, relayed: 200 });
+    expect(Object.keys(seen.targets).sort()).toEqual(["entitlements", "webdata"]);
+    expect(seen.scriptGzipped).toBeLessThanOrEqual(80_000);
   }, 60_000);
 
   it("npx @api-contracts/contract-proxy in front of the installed mock passes a valid call and reports a broken one", async () => {
