@@ -3,6 +3,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { describeProblem } from "@api-contracts/contract-core";
 import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
@@ -120,7 +121,7 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
     const proxyReport = proxyReportFile ? path.resolve(proxyReportFile) : path.join(logDir, "contract-proxy-report.jsonl");
     rmSync(proxyReport, { force: true });
     const sdk = await runSdkThroughProxy({ baseUrl, apiKey: API_KEY, reportFile: proxyReport, logFile: path.join(logDir, "contract-proxy.log"), log, timeoutMs: LIMITS.sdkStepMs });
-    for (const v of sdk.violations) log(`proxy violation: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${v.errors.map((e) => `${e.in}${e.pointer} ${e.message}`).join("; ")}`);
+    for (const v of sdk.violations) log(`proxy violation: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${v.errors.map(describeProblem).join("; ")}`);
     for (const entry of sdk.stale) log(`proxy stale known difference: ${entry.operation} ${entry.check} "${entry.reason}"`);
     const threw = sdk.steps.filter((step) => !step.ok).map((step) => step.name);
     log(`sdk through contract-proxy: ${sdk.steps.length - threw.length} of ${sdk.steps.length} calls returned${threw.length ? ` (threw: ${threw.join(", ")})` : ""}; ${sdk.violations.length} violations, ${sdk.known} known, ${sdk.stale.length} stale; report ${proxyReport}`);

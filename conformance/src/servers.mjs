@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { loadKnownDifferences } from "@api-contracts/contract-core";
 import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
 import { probePort, run } from "./processes.mjs";
 
@@ -81,7 +82,7 @@ export async function runKitLevels({ service, baseUrl, apiKey, levels, known, re
   const kit = require.resolve("@api-contracts/contract-tests/package.json");
   const kitBin = path.join(path.dirname(kit), JSON.parse(readFileSync(kit, "utf8")).bin["contract-test"]);
   const { listChecks } = await import("@api-contracts/contract-tests");
-  const entries = existsSync(known) ? JSON.parse(readFileSync(known, "utf8")) : [];
+  const entries = existsSync(known) ? loadKnownDifferences(known) : [];
   let worst = 0;
   for (const [index, level] of levels.entries()) {
     const levelReport = index === 0 ? report : report.replace(/(\.json)?$/, `-${level}.json`);
