@@ -8,8 +8,8 @@ import { exchange, writeRecords } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
 import { runWebhookCrawls } from "./firecrawl-webhooks.mjs";
-import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
-import { commitOf, httpAnswers, judgeRun, redisAnswers, runKitLevels, seconds } from "./servers.mjs";
+import { freePort, onPath, runStep, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+import { commitOf, httpAnswers, judgeRun, runKitLevels, seconds, startRedis } from "./servers.mjs";
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
 export const PNPM = "pnpm@9.15.9";
@@ -47,20 +47,11 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
 
     log(`installing dependencies with ${PNPM} ...`);
     const pnpm = ["-y", PNPM];
-    if ((await run("npx", [...pnpm, "install", "--frozen-lockfile"], { cwd: api, timeoutMs: LIMITS.installMs, logFile: path.join(logDir, "install.log") })) !== 0) {
-      throw new Error(`pnpm install failed; see ${path.join(logDir, "install.log")}`);
-    }
+    await runStep("pnpm install", "npx", [...pnpm, "install", "--frozen-lockfile"], { cwd: api, timeoutMs: LIMITS.installMs, logFile: path.join(logDir, "install.log") });
     log(`building (tsc) ...`);
-    if ((await run("npx", [...pnpm, "run", "build"], { cwd: api, timeoutMs: LIMITS.buildMs, logFile: path.join(logDir, "build.log") })) !== 0) {
-      throw new Error(`the build failed; see ${path.join(logDir, "build.log")}`);
-    }
+    await runStep("the build", "npx", [...pnpm, "run", "build"], { cwd: api, timeoutMs: LIMITS.buildMs, logFile: path.join(logDir, "build.log") });
 
-    const redisPort = await freePort();
-    const redis = startDaemon("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-      cwd: logDir,
-      logFile: path.join(logDir, "redis.log"),
-    });
-    await waitUntil(() => redisAnswers(redisPort), { timeoutMs: LIMITS.redisReadyMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
+    const redisPort = await startRedis(logDir, LIMITS.redisReadyMs);
 
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;

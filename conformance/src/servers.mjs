@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { loadKnownDifferences } from "@api-contracts/contract-core";
 import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
-import { probePort, run } from "./processes.mjs";
+import { freePort, probePort, run, startDaemon, waitUntil } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -32,6 +32,14 @@ export function redisReplies(port, command, expected) {
 /** Whether a Redis server on the port answers PING. */
 export function redisAnswers(port) {
   return redisReplies(port, "PING", "+PONG");
+}
+
+/** Starts redis-server on a free port of 127.0.0.1, without persistence; resolves with the port once it answers PING. */
+export async function startRedis(logDir, timeoutMs) {
+  const port = await freePort();
+  const redis = startDaemon("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { cwd: logDir, logFile: path.join(logDir, "redis.log") });
+  await waitUntil(() => redisAnswers(port), { timeoutMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
+  return port;
 }
 
 /** Whether the API answers anything over HTTP. */
