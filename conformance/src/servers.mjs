@@ -29,16 +29,11 @@ export function redisReplies(port, command, expected) {
   });
 }
 
-/** Whether a Redis server on the port answers PING. */
-export function redisAnswers(port) {
-  return redisReplies(port, "PING", "+PONG");
-}
-
 /** Starts redis-server on a free port of 127.0.0.1, without persistence; resolves with the port once it answers PING. */
 export async function startRedis(logDir, timeoutMs) {
   const port = await freePort();
   const redis = startDaemon("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { cwd: logDir, logFile: path.join(logDir, "redis.log") });
-  await waitUntil(() => redisAnswers(port), { timeoutMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
+  await waitUntil(() => redisReplies(port, "PING", "+PONG"), { timeoutMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
   return port;
 }
 
