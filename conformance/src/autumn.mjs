@@ -8,9 +8,9 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AUTUMN_SEED, autumnRequests } from "./autumn-requests.mjs";
-import { exchange, writeRecords } from "./exchanges.mjs";
+import { exchange } from "./exchanges.mjs";
 import { freePort, onPath, run, runStep, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
-import { commitOf, httpAnswers, judgeRun, redisReplies, runKitLevels, seconds, startRedis } from "./servers.mjs";
+import { commitOf, httpAnswers, recordAndJudge, redisReplies, runKitLevels, seconds, startRedis } from "./servers.mjs";
 import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 
@@ -261,11 +261,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       if (api.exitCode !== null) throw new Error(`the Autumn server exited during the requests; see ${path.join(logDir, "api.log")}`);
     }
     log(`${exchanges.length} exchanges; queue stand-in took ${JSON.stringify(queue.taken)}`);
-    if (record) {
-      const files = writeRecords(path.resolve(record), exchanges);
-      log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
-    }
-    const unexplained = judgeRun({ server: "autumn", exchanges, record, log });
+    const unexplained = recordAndJudge({ server: "autumn", exchanges, record, log });
 
     const fixtures = path.join(logDir, "fixtures.json");
     writeJson(fixtures, autumnFixtures());

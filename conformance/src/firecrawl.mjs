@@ -4,12 +4,12 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describeProblem } from "@api-contracts/contract-core";
-import { exchange, writeRecords } from "./exchanges.mjs";
+import { exchange } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
 import { runWebhookCrawls } from "./firecrawl-webhooks.mjs";
 import { freePort, onPath, runStep, startDaemon, stopAll, waitUntil } from "./processes.mjs";
-import { commitOf, httpAnswers, judgeRun, runKitLevels, seconds, startRedis } from "./servers.mjs";
+import { commitOf, httpAnswers, recordAndJudge, runKitLevels, seconds, startRedis } from "./servers.mjs";
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
 export const PNPM = "pnpm@9.15.9";
@@ -88,11 +88,7 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
       log(`${String(item.status).padEnd(4)}${item.method.padEnd(7)}${item.path}${item.query ? `?${new URLSearchParams(item.query)}` : ""}  ${item.note}`);
     }
     log(`${exchanges.length} exchanges, ${webhooks.crawls.length} crawls with a webhook and ${deliveries} deliveries`);
-    if (record) {
-      const files = writeRecords(path.resolve(record), exchanges, webhooks.crawls);
-      log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
-    }
-    const unexplained = judgeRun({ server: "firecrawl", exchanges, webhookCrawls: webhooks.crawls, record, log });
+    const unexplained = recordAndJudge({ server: "firecrawl", exchanges, webhookCrawls: webhooks.crawls, record, log });
 
     // Schema level, and the HTTP probes (behaviour level needs ids this server cannot be seeded with).
     const code = await runKitLevels({

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { loadKnownDifferences } from "@api-contracts/contract-core";
+import { writeRecords } from "./exchanges.mjs";
 import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
 import { freePort, probePort, run, startDaemon, waitUntil } from "./processes.mjs";
 
@@ -50,12 +51,13 @@ export function seconds(since) {
 }
 
 /**
- * Judges the run's exchanges (and crawls with a webhook) as the replay of the records judges them, with the accepted
- * differences the replay reads: `<record>/known-differences.json` when the run records into a
- * folder that has one, else the spec package's list for the server. Prints every failure and
- * resolves with their number.
+ * With `record`, writes the run's exchanges (and crawls with a webhook) there; then judges them as
+ * the replay of the records judges them, with the accepted differences the replay reads:
+ * `<record>/known-differences.json` when the run records into a folder that has one, else the spec
+ * package's list for the server. Prints every failure and resolves with their number.
  */
-export function judgeRun({ server, exchanges, webhookCrawls, record, log }) {
+export function recordAndJudge({ server, exchanges, webhookCrawls, record, log }) {
+  if (record) log(`recorded in ${path.resolve(record)}: ${writeRecords(path.resolve(record), exchanges, webhookCrawls).join(", ")}`);
   const folder = record && existsSync(path.join(path.resolve(record), KNOWN_FILE)) ? path.resolve(record) : path.join(recordedDir(), server);
   const judgement = judgeRecords(server, { exchanges, webhookCrawls }, readKnown(folder));
   const failures = failuresOf(judgement);
