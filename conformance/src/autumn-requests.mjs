@@ -5,7 +5,6 @@
 // confirmed, and a track followed by a check. Ids are the ones the run seeds (AUTUMN_SEED).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import path from "node:path";
 
 const require = createRequire(import.meta.url);
 
@@ -36,10 +35,7 @@ const ROUTES = {
 
 /** The judged bodies of `@api-contracts/spec/live-requests/entitlements/<operation>.json`. */
 export function judgedEntitlementsBodies() {
-  const manifest = require.resolve("@api-contracts/spec/package.json");
-  const exported = JSON.parse(readFileSync(manifest, "utf8")).exports["./live-requests/*"].replace("/*", "");
-  const dir = path.join(path.dirname(manifest), exported, "entitlements");
-  return JUDGED_OPERATIONS.flatMap((operation) => JSON.parse(readFileSync(path.join(dir, `${operation}.json`), "utf8")));
+  return JUDGED_OPERATIONS.flatMap((operation) => JSON.parse(readFileSync(require.resolve(`@api-contracts/spec/live-requests/entitlements/${operation}.json`), "utf8")));
 }
 
 export function autumnRequests(judged = judgedEntitlementsBodies(), seed = AUTUMN_SEED) {

@@ -8,9 +8,9 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AUTUMN_SEED, autumnRequests } from "./autumn-requests.mjs";
-import { exchange, writeRecords } from "./exchanges.mjs";
-import { freePort, onPath, run, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
-import { commitOf, httpAnswers, judgeRun, redisAnswers, redisReplies, runKitLevels, seconds } from "./servers.mjs";
+import { exchange } from "./exchanges.mjs";
+import { freePort, onPath, run, runStep, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
+import { commitOf, httpAnswers, recordAndJudge, redisReplies, runKitLevels, seconds, startRedis } from "./servers.mjs";
 import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 
@@ -171,9 +171,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     const PATH = `${bunDir}:${pgBin}:${process.env.PATH ?? ""}`;
     prepareCheckout(root);
     log(`installing dependencies with ${BUN} ...`);
-    if ((await run("bun", ["install"], { cwd: root, env: { PATH, HOME: process.env.HOME ?? tmpdir() }, timeoutMs: AUTUMN_LIMITS.installMs, logFile: path.join(logDir, "install.log") })) !== 0) {
-      throw new Error(`bun install failed; see ${path.join(logDir, "install.log")}`);
-    }
+    await runStep("bun install", "bun", ["install"], { cwd: root, env: { PATH, HOME: process.env.HOME ?? tmpdir() }, timeoutMs: AUTUMN_LIMITS.installMs, logFile: path.join(logDir, "install.log") });
 
     // PostgreSQL in a folder of this run (its own: the log folder is root's alone), on a free port
     // of 127.0.0.1, trusting local connections; removed at the end.
@@ -184,9 +182,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       chownSync(pgDir, uid, gid);
     }
     const [initdb, initdbArgs] = asPostgresUser(path.join(pgBin, "initdb"), ["-D", path.join(pgDir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8"]);
-    if ((await run(initdb, initdbArgs, { cwd: pgDir, timeoutMs: 60_000, logFile: path.join(logDir, "initdb.log") })) !== 0) {
-      throw new Error(`initdb failed; see ${path.join(logDir, "initdb.log")}`);
-    }
+    await runStep("initdb", initdb, initdbArgs, { cwd: pgDir, timeoutMs: 60_000, logFile: path.join(logDir, "initdb.log") });
     const pgPort = await freePort();
     const [postgres, postgresArgs] = asPostgresUser(path.join(pgBin, "postgres"), [
       "-D", path.join(pgDir, "data"), "-p", String(pgPort), "-k", pgDir,
@@ -199,9 +195,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       throw new Error(`creating the database failed; see ${path.join(logDir, "psql.log")}`);
     }
 
-    const redisPort = await freePort();
-    const redis = startDaemon("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { cwd: logDir, logFile: path.join(logDir, "redis.log") });
-    await waitUntil(() => redisAnswers(redisPort), { timeoutMs: AUTUMN_LIMITS.redisReadyMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
+    const redisPort = await startRedis(logDir, AUTUMN_LIMITS.redisReadyMs);
 
     const queue = await startSqsStandIn();
     whenStopped("autumn-queue-stand-in", () => queue.close());
@@ -240,9 +234,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     };
     const step = async (what, args, cwd, timeoutMs, logName) => {
       log(`${what} ...`);
-      if ((await run("bun", args, { cwd, env, timeoutMs, logFile: path.join(logDir, logName) })) !== 0) {
-        throw new Error(`${what} failed; see ${path.join(logDir, logName)}`);
-      }
+      await runStep(what, "bun", args, { cwd, env, timeoutMs, logFile: path.join(logDir, logName) });
     };
     await step("migrating (bun db migrate --bootstrap)", ["db", "migrate", "--bootstrap"], root, AUTUMN_LIMITS.migrateMs, "migrate.log");
     await step("SQL functions (scripts/migrations/migrate-functions.ts)", ["scripts/migrations/migrate-functions.ts"], root, AUTUMN_LIMITS.migrateMs, "functions.log");
@@ -269,11 +261,7 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
       if (api.exitCode !== null) throw new Error(`the Autumn server exited during the requests; see ${path.join(logDir, "api.log")}`);
     }
     log(`${exchanges.length} exchanges; queue stand-in took ${JSON.stringify(queue.taken)}`);
-    if (record) {
-      const files = writeRecords(path.resolve(record), exchanges);
-      log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
-    }
-    const unexplained = judgeRun({ server: "autumn", exchanges, record, log });
+    const unexplained = recordAndJudge({ server: "autumn", exchanges, record, log });
 
     const fixtures = path.join(logDir, "fixtures.json");
     writeJson(fixtures, autumnFixtures());

@@ -3,7 +3,7 @@
 // content type, response body and the server's source commit.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { redactor } from "@api-contracts/contract-tests";
+import { isJsonMediaType, redactor } from "@api-contracts/contract-core";
 import { DELIVERIES_FILE, KNOWN_FILE } from "./judgement.mjs";
 
 /** Most bytes of one answer kept; a longer answer is cut and marked. */
@@ -61,7 +61,7 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
   const text = redactor([apiKey])(await boundedText(response));
   const contentType = response.headers.get("content-type") ?? "";
   let responseBody = text;
-  if (/json/i.test(contentType)) {
+  if (isJsonMediaType(contentType.split(";")[0].trim().toLowerCase())) {
     try {
       responseBody = JSON.parse(text);
     } catch {

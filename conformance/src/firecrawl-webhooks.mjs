@@ -20,14 +20,14 @@
 //   `crawl.completed` when the crawl is done.
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { redactor } from "@api-contracts/contract-core";
 import { exchange } from "./exchanges.mjs";
-import { WEBHOOK_SECRET } from "./judgement.mjs";
+import { WEBHOOK_SECRET, deliveryType } from "./judgement.mjs";
 import { freePort, startDaemon, stopGroup, waitUntil, whenStopped } from "./processes.mjs";
 import { httpAnswers } from "./servers.mjs";
 import { startStaticSite } from "./static-site.mjs";
 import { startTunnelProxy } from "./tunnel-proxy.mjs";
 import { startWebhookReceiver } from "./webhook-receiver.mjs";
-import { redactor } from "@api-contracts/contract-tests";
 
 export const WEBHOOK_LIMITS = {
   workerReadyMs: 60_000,
@@ -56,14 +56,6 @@ export function webhookCrawls({ site, receiver }) {
     },
   ];
 }
-
-const typeOf = (delivery) => {
-  try {
-    return JSON.parse(delivery.rawBody).type;
-  } catch {
-    return undefined;
-  }
-};
 
 /**
  * Starts the worker, the site, the proxy and the receiver, runs each crawl of webhookCrawls to its
@@ -102,7 +94,7 @@ export async function runWebhookCrawls({ baseUrl, apiKey, apiDir, env, server, l
       const start = await exchange(baseUrl, { operation: "startCrawl", method: "POST", path: "/v2/crawl", auth: "bearer", body: crawl.body, note: crawl.note }, { apiKey, server, values: {}, timeoutMs: WEBHOOK_LIMITS.requestMs });
       const ownDeliveries = (deliveries) => deliveries.filter((delivery) => delivery.path === crawl.receiverPath);
       const completed =
-        start.status === 200 && (await receiver.waitFor((deliveries) => ownDeliveries(deliveries).some((d) => typeOf(d) === "crawl.completed"), WEBHOOK_LIMITS.crawlMs));
+        start.status === 200 && (await receiver.waitFor((deliveries) => ownDeliveries(deliveries).some((d) => deliveryType(d) === "crawl.completed"), WEBHOOK_LIMITS.crawlMs));
       if (completed) await sleep(WEBHOOK_LIMITS.lateMs);
       const deliveries = ownDeliveries(receiver.deliveries).map(({ method, path: receivedPath, headers, rawBody }) => ({
         method,
@@ -111,7 +103,7 @@ export async function runWebhookCrawls({ baseUrl, apiKey, apiDir, env, server, l
         rawBody: redact(rawBody),
       }));
       const seconds = ((Date.now() - crawlStarted) / 1000).toFixed(1);
-      log(`${start.status} crawl ${start.responseBody?.id ?? "(no id)"}: ${deliveries.map(typeOf).join(", ") || "no delivery"}${completed ? "" : ` -- no crawl.completed within ${WEBHOOK_LIMITS.crawlMs} ms`} (${seconds} s)`);
+      log(`${start.status} crawl ${start.responseBody?.id ?? "(no id)"}: ${deliveries.map(deliveryType).join(", ") || "no delivery"}${completed ? "" : ` -- no crawl.completed within ${WEBHOOK_LIMITS.crawlMs} ms`} (${seconds} s)`);
       crawls.push({ start, deliveries });
     }
     log(`site asked for ${site.requests.map((r) => r.path).join(", ") || "nothing"}; ${proxy.tunnels.length} tunnels to it, ${proxy.refused.length} refused${proxy.refused.length ? ` (${proxy.refused.join(", ")})` : ""}`);

@@ -3,12 +3,13 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { exchange, writeRecords } from "./exchanges.mjs";
+import { describeProblem } from "@api-contracts/contract-core";
+import { exchange } from "./exchanges.mjs";
 import { firecrawlRequests } from "./firecrawl-requests.mjs";
 import { runSdkThroughProxy } from "./firecrawl-sdk.mjs";
 import { runWebhookCrawls } from "./firecrawl-webhooks.mjs";
-import { freePort, onPath, run, startDaemon, stopAll, waitUntil } from "./processes.mjs";
-import { commitOf, httpAnswers, judgeRun, redisAnswers, runKitLevels, seconds } from "./servers.mjs";
+import { freePort, onPath, runStep, startDaemon, stopAll, waitUntil } from "./processes.mjs";
+import { commitOf, httpAnswers, recordAndJudge, runKitLevels, seconds, startRedis } from "./servers.mjs";
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
 export const PNPM = "pnpm@9.15.9";
@@ -46,20 +47,11 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
 
     log(`installing dependencies with ${PNPM} ...`);
     const pnpm = ["-y", PNPM];
-    if ((await run("npx", [...pnpm, "install", "--frozen-lockfile"], { cwd: api, timeoutMs: LIMITS.installMs, logFile: path.join(logDir, "install.log") })) !== 0) {
-      throw new Error(`pnpm install failed; see ${path.join(logDir, "install.log")}`);
-    }
+    await runStep("pnpm install", "npx", [...pnpm, "install", "--frozen-lockfile"], { cwd: api, timeoutMs: LIMITS.installMs, logFile: path.join(logDir, "install.log") });
     log(`building (tsc) ...`);
-    if ((await run("npx", [...pnpm, "run", "build"], { cwd: api, timeoutMs: LIMITS.buildMs, logFile: path.join(logDir, "build.log") })) !== 0) {
-      throw new Error(`the build failed; see ${path.join(logDir, "build.log")}`);
-    }
+    await runStep("the build", "npx", [...pnpm, "run", "build"], { cwd: api, timeoutMs: LIMITS.buildMs, logFile: path.join(logDir, "build.log") });
 
-    const redisPort = await freePort();
-    const redis = startDaemon("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-      cwd: logDir,
-      logFile: path.join(logDir, "redis.log"),
-    });
-    await waitUntil(() => redisAnswers(redisPort), { timeoutMs: LIMITS.redisReadyMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
+    const redisPort = await startRedis(logDir, LIMITS.redisReadyMs);
 
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -96,11 +88,7 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
       log(`${String(item.status).padEnd(4)}${item.method.padEnd(7)}${item.path}${item.query ? `?${new URLSearchParams(item.query)}` : ""}  ${item.note}`);
     }
     log(`${exchanges.length} exchanges, ${webhooks.crawls.length} crawls with a webhook and ${deliveries} deliveries`);
-    if (record) {
-      const files = writeRecords(path.resolve(record), exchanges, webhooks.crawls);
-      log(`recorded in ${path.resolve(record)}: ${files.join(", ")}`);
-    }
-    const unexplained = judgeRun({ server: "firecrawl", exchanges, webhookCrawls: webhooks.crawls, record, log });
+    const unexplained = recordAndJudge({ server: "firecrawl", exchanges, webhookCrawls: webhooks.crawls, record, log });
 
     // Schema level, and the HTTP probes (behaviour level needs ids this server cannot be seeded with).
     const code = await runKitLevels({
@@ -120,7 +108,7 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
     const proxyReport = proxyReportFile ? path.resolve(proxyReportFile) : path.join(logDir, "contract-proxy-report.jsonl");
     rmSync(proxyReport, { force: true });
     const sdk = await runSdkThroughProxy({ baseUrl, apiKey: API_KEY, reportFile: proxyReport, logFile: path.join(logDir, "contract-proxy.log"), log, timeoutMs: LIMITS.sdkStepMs });
-    for (const v of sdk.violations) log(`proxy violation: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${v.errors.map((e) => `${e.in}${e.pointer} ${e.message}`).join("; ")}`);
+    for (const v of sdk.violations) log(`proxy violation: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${v.errors.map(describeProblem).join("; ")}`);
     for (const entry of sdk.stale) log(`proxy stale known difference: ${entry.operation} ${entry.check} "${entry.reason}"`);
     const threw = sdk.steps.filter((step) => !step.ok).map((step) => step.name);
     log(`sdk through contract-proxy: ${sdk.steps.length - threw.length} of ${sdk.steps.length} calls returned${threw.length ? ` (threw: ${threw.join(", ")})` : ""}; ${sdk.violations.length} violations, ${sdk.known} known, ${sdk.stale.length} stale; report ${proxyReport}`);

@@ -1,25 +1,19 @@
-// How an exchange with a real server is judged against the contract, one implementation for the
-// exchanges a run has just made (`conformance <server>`) and for the records the tests replay:
-// (a) the answer against the response validator of its operation and status, (b) an acceptance
-// (2xx) or refusal of the input (400) against the contract's judgement of the request (request
-// validators plus x-rules), (c) a request without a Bearer credential is not served. Each
-// disagreement is explained by an entry of the server's known-differences.json or it is a failure;
-// an entry that explains nothing is stale, and a failure too, so that the list stays true. The
-// deliveries of a crawl started with a webhook are judged with the same list: each against its
-// webhook's payload and header schemas and the signature rule (contract-core's validateDelivery),
-// and together against what the webhook asked: their order, the `events` filter, the crawl's id,
-// the echoed metadata and headers.
+// How a recorded exchange with a real server is judged, one implementation for a run
+// (`conformance <server>`) and for the replay of its records. Each exchange and each crawl's webhook
+// calls are judged by contract-core (ExchangeJudge, judgeJobCalls), as the kit and the proxy judge
+// them; what is conformance's own is the record format, which disagreements it asks an accepted
+// difference for (an acceptance or a refusal the contract's verdict does not share, a request
+// served without a Bearer credential) and how it reports them. An entry that explains nothing is
+// stale, and a failure too, so that the list stays true.
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { ExchangeJudge, KnownDifferences, OpenApiValidators, parseKnownDifferences, describeFinding, jobEventsOf, judgeJobCalls, loadBundle, summarizeAnswer, summarizeProblems, unescapePointer, webhookSubscription } from "@api-contracts/contract-core";
+import { ExchangeJudge, KnownDifferences, OpenApiValidators, parseKnownDifferences, describeFinding, jobEventsOf, judgeJobCalls, loadBundle, summarizeAnswer, summarizeProblems, webhookSubscription } from "@api-contracts/contract-core";
 
 const require = createRequire(import.meta.url);
 
 /** The file of a record folder that lists its accepted differences (kept when a run records). */
 export const KNOWN_FILE = "known-differences.json";
-/** The file of requests the contract does not describe. */
-export const OUTSIDE_FILE = "outside-contract.json";
 /** The file of crawls started with a webhook: each crawl's start (an exchange) and the deliveries it received. */
 export const DELIVERIES_FILE = "webhook-deliveries.json";
 /**
@@ -27,22 +21,16 @@ export const DELIVERIES_FILE = "webhook-deliveries.json";
  * (self-hosted: SELF_HOSTED_WEBHOOK_HMAC_SECRET), and the one the signature is checked with.
  */
 export const WEBHOOK_SECRET = "conformance-webhook-secret";
-export const DELIVERY_CHECKS = ["delivery-schema", "delivery-order", "delivery-events", "delivery-id", "delivery-metadata", "delivery-headers", "delivery-signature"];
-export const CHECKS = ["response", "verdict", "auth", ...DELIVERY_CHECKS];
+/** The checks an accepted difference may name: of an exchange, then of a crawl's deliveries. */
+const CHECKS = ["response", "verdict", "auth", "delivery-schema", "delivery-order", "delivery-events", "delivery-id", "delivery-metadata", "delivery-headers", "delivery-signature"];
 /**
  * version: the recorded release is older than the contract; configuration: how the server was
  * run; live-differs-from-docs: the server answers otherwise than the contract documents;
  * contract: the contract is wrong (a spec change is due).
  */
-export const KINDS = ["version", "configuration", "live-differs-from-docs", "contract"];
+const KINDS = ["version", "configuration", "live-differs-from-docs", "contract"];
 
-function codeOf(body) {
-  return typeof body?.code === "string" ? body.code : "";
-}
-
-function messageOf(body) {
-  return typeof body?.message === "string" ? body.message : "";
-}
+const textOf = (body, member) => (typeof body?.[member] === "string" ? body[member] : "");
 
 /**
  * The servers whose records are judged: the bundle each implements, and the 400 answers that
@@ -55,18 +43,12 @@ export const RECORDED_SERVERS = {
     service: "entitlements",
     stateRefusals: {
       // FinalizeBadRequest: `invalid_request` when no live lock has the lock_id.
-      finalizeLock: (body) => codeOf(body) === "invalid_request" && /^Lock not found for ID: /.test(messageOf(body)),
+      finalizeLock: (body) => textOf(body, "code") === "invalid_request" && /^Lock not found for ID: /.test(textOf(body, "message")),
       // CheckBadRequest: `invalid_request` for send_event or a lock on a boolean feature, `invalid_inputs` for a lock on another non-consumable one.
-      checkAccess: (body) => ["invalid_inputs", "invalid_request"].includes(codeOf(body)) && /send_event|lock/i.test(messageOf(body)) && !/: must be /.test(messageOf(body)),
+      checkAccess: (body) => ["invalid_inputs", "invalid_request"].includes(textOf(body, "code")) && /send_event|lock/i.test(textOf(body, "message")) && !/: must be /.test(textOf(body, "message")),
     },
   },
 };
-
-function serverEntry(server) {
-  const entry = RECORDED_SERVERS[server];
-  if (!entry) throw new Error(`recorded/${server}: name the bundle it implements in RECORDED_SERVERS`);
-  return entry;
-}
 
 /** The folder the spec package exports its records from (`./recorded/*`): one folder per server. */
 export function recordedDir() {
@@ -122,13 +104,15 @@ export function readKnown(folder) {
   return readListOf(folder, KNOWN_FILE);
 }
 
+/** The recorded request's target: its path and query. */
+const targetOf = (item) => (item.query ? `${item.path}?${new URLSearchParams(item.query)}` : item.path);
+/** The recorded request's body as sent; undefined when it had none. */
+const sentOf = (item) => item.requestRaw ?? (item.requestBody === undefined ? undefined : JSON.stringify(item.requestBody));
 
 /** The request of an exchange on one line: method, path, query, headers and body. */
 export function requestLine(item) {
-  const query = item.query ? `?${new URLSearchParams(Object.entries(item.query).map(([k, v]) => [k, String(v)]))}` : "";
-  const body = item.requestRaw ?? (item.requestBody === undefined ? "" : JSON.stringify(item.requestBody));
   const headers = Object.entries(item.headers ?? {}).map(([name, value]) => `${name}: ${value} `).join("");
-  return `${item.method} ${item.path}${query} ${headers}${body}`.trimEnd();
+  return `${item.method} ${targetOf(item)} ${headers}${sentOf(item) ?? ""}`.trimEnd();
 }
 
 /** A credential in the text of an exchange: a Bearer or Basic value, or a key of either API. */
@@ -145,14 +129,11 @@ export function answerText(item) {
 
 /** The recorded request as contract-core's judgement takes it: target, headers and body text. */
 function requestOf(item) {
-  const query = item.query ? `?${new URLSearchParams(Object.entries(item.query).map(([k, v]) => [k, String(v)]))}` : "";
-  const sent = item.requestRaw ?? (item.requestBody === undefined ? undefined : JSON.stringify(item.requestBody));
+  const sent = sentOf(item);
   // The recorder sends its bodies as JSON and names other headers only where they matter.
   const headers = { ...(sent === undefined ? {} : { "content-type": "application/json" }), ...(item.headers ?? {}) };
-  return { method: item.method, target: `${item.path}${query}`, headers, ...(sent === undefined ? {} : { bodyText: sent }) };
+  return { method: item.method, target: targetOf(item), headers, ...(sent === undefined ? {} : { bodyText: sent }) };
 }
-
-const headerNameOf = (problem) => unescapePointer(problem.pointer.slice(1).split("/")[0] ?? "");
 
 /**
  * Every way one exchange disagrees with the contract, each as `{check, text: "<check>: <detail> --
@@ -166,9 +147,7 @@ export function disagreements(judge, item, stateRefusals = {}) {
   const answer = judge.answer(operation, item.method, { status: item.status, contentType: item.contentType || undefined, bodyText: answerText(item) });
   if (answer.problems.length > 0) found.push({ check: "response", detail: summarizeAnswer(item.status, answer.problems, Infinity) });
 
-  // Headers the exchange names are judged; the credential is never recorded, so its absence is not.
-  const sent = new Set(Object.keys(item.headers ?? {}).map((name) => name.toLowerCase()));
-  const problems = judge.request(requestOf(item)).problems.filter((problem) => problem.in !== "header" || problem.pointer === "/content-type" || sent.has(headerNameOf(problem).toLowerCase()));
+  const { problems } = judge.request(requestOf(item));
   const accepted = item.status >= 200 && item.status < 300;
   if (accepted && problems.length > 0) found.push({ check: "verdict", detail: `live accepted (${item.status}), the contract refuses: ${summarizeProblems(problems, Infinity)}` });
   const stateRefusal = item.status === 400 && (stateRefusals[item.operation]?.(item.responseBody) ?? false);
@@ -179,8 +158,18 @@ export function disagreements(judge, item, stateRefusals = {}) {
   return found.map(({ check, detail }) => ({ check, text: `${check}: ${detail} -- ${requestLine(item)}` }));
 }
 
-/** Conformance's checks by what contract-core's findings on a job's calls are about. */
-const DELIVERY_CHECK_OF = { schema: "delivery-schema", method: "delivery-schema", signature: "delivery-signature", order: "delivery-order", events: "delivery-events", id: "delivery-id", metadata: "delivery-metadata", headers: "delivery-headers" };
+/** Conformance's check for what a contract-core finding on a job's calls is about: a wrong method is a fault of the delivery's schema. */
+const deliveryCheckOf = (concern) => `delivery-${concern === "method" ? "schema" : concern}`;
+
+/** The `type` a delivery's body names; undefined when it names none. */
+export function deliveryType(delivery) {
+  try {
+    const type = JSON.parse(delivery.rawBody)?.type;
+    return typeof type === "string" ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Every way the deliveries of one crawl disagree with the contract, each as
@@ -197,14 +186,7 @@ export function deliveryDisagreements(crawl, { validators, secret = WEBHOOK_SECR
   const subscription = webhookSubscription(validators.document, operation, crawl.start.requestBody) ?? { url: "", headers: {}, metadata: {}, events: [] };
   const started = crawl.start.status >= 200 && crawl.start.status < 300;
   const findings = judgeJobCalls(validators, { id: crawl.start.responseBody?.id, subscription, events }, crawl.deliveries.map((delivery) => ({ method: delivery.method, headers: delivery.headers, body: delivery.rawBody })), { secret, complete: true });
-  const types = crawl.deliveries.map((delivery) => {
-    try {
-      const type = JSON.parse(delivery.rawBody)?.type;
-      return typeof type === "string" ? type : undefined;
-    } catch {
-      return undefined;
-    }
-  });
+  const types = crawl.deliveries.map(deliveryType);
   const where = (index) => (index === undefined ? `the crawl's deliveries (${types.join(", ") || "none"})` : `${types[index] ?? "a delivery"} #${index} to ${crawl.deliveries[index].path}`);
   const found = [];
   // A crawl that was not started has no order to keep: any delivery for it is the one disagreement.
@@ -212,7 +194,7 @@ export function deliveryDisagreements(crawl, { validators, secret = WEBHOOK_SECR
   // One disagreement per problem, so that a listed one (a member the release does not send) hides no other.
   for (const finding of findings) {
     if (!started && finding.concern === "order") continue;
-    const check = DELIVERY_CHECK_OF[finding.concern];
+    const check = deliveryCheckOf(finding.concern);
     found.push({ check, text: `${check}: ${describeFinding(finding)} -- ${where(finding.call)}` });
   }
   return [...new Map(found.map((one) => [one.text, one])).values()];
@@ -255,9 +237,9 @@ export function checkedKnown(known, operationIds) {
  * - `listProblems`: what is wrong with the list itself.
  */
 export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
-  const { service, stateRefusals } = serverEntry(server);
-  const bundle = loadBundle(service);
-  const validators = new OpenApiValidators(bundle);
+  if (!RECORDED_SERVERS[server]) throw new Error(`recorded/${server}: name the bundle it implements in RECORDED_SERVERS`);
+  const { service, stateRefusals } = RECORDED_SERVERS[server];
+  const validators = new OpenApiValidators(loadBundle(service));
   const judge = new ExchangeJudge(validators);
   const checked = checkedKnown(known, validators.listOperations().map((op) => op.operationId));
   const listed = new KnownDifferences(checked.entries);
@@ -265,7 +247,7 @@ export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
   const results = [...exchanges, ...webhookCrawls.map((crawl) => crawl.start)]
     .filter((item) => item.operation !== null)
     .map((item) => ({ item, ...explain(item.operation, disagreements(judge, item, stateRefusals)) }));
-  const crawls = webhookCrawls.length === 0 ? [] : webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators })) }));
+  const crawls = webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators })) }));
   return {
     results,
     crawls,

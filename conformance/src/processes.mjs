@@ -104,6 +104,11 @@ export function run(command, args, { cwd, env, timeoutMs, logFile, quiet = false
   });
 }
 
+/** Runs a command to its end (see run) and throws, naming `what` and its log, unless it exits 0. */
+export async function runStep(what, command, args, options) {
+  if ((await run(command, args, options)) !== 0) throw new Error(`${what} failed; see ${options.logFile}`);
+}
+
 /** Starts a long-running process (a server) in its own process group, its output appended to `logFile`. */
 export function startDaemon(command, args, { cwd, env, logFile }) {
   const child = startGroup(command, args, { cwd, env, logFile, quiet: true });

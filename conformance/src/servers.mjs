@@ -5,8 +5,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { loadKnownDifferences } from "@api-contracts/contract-core";
+import { writeRecords } from "./exchanges.mjs";
 import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
-import { probePort, run } from "./processes.mjs";
+import { freePort, probePort, run, startDaemon, waitUntil } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -28,9 +30,12 @@ export function redisReplies(port, command, expected) {
   });
 }
 
-/** Whether a Redis server on the port answers PING. */
-export function redisAnswers(port) {
-  return redisReplies(port, "PING", "+PONG");
+/** Starts redis-server on a free port of 127.0.0.1, without persistence; resolves with the port once it answers PING. */
+export async function startRedis(logDir, timeoutMs) {
+  const port = await freePort();
+  const redis = startDaemon("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { cwd: logDir, logFile: path.join(logDir, "redis.log") });
+  await waitUntil(() => redisReplies(port, "PING", "+PONG"), { timeoutMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
+  return port;
 }
 
 /** Whether the API answers anything over HTTP. */
@@ -46,12 +51,13 @@ export function seconds(since) {
 }
 
 /**
- * Judges the run's exchanges (and crawls with a webhook) as the replay of the records judges them, with the accepted
- * differences the replay reads: `<record>/known-differences.json` when the run records into a
- * folder that has one, else the spec package's list for the server. Prints every failure and
- * resolves with their number.
+ * With `record`, writes the run's exchanges (and crawls with a webhook) there; then judges them as
+ * the replay of the records judges them, with the accepted differences the replay reads:
+ * `<record>/known-differences.json` when the run records into a folder that has one, else the spec
+ * package's list for the server. Prints every failure and resolves with their number.
  */
-export function judgeRun({ server, exchanges, webhookCrawls, record, log }) {
+export function recordAndJudge({ server, exchanges, webhookCrawls, record, log }) {
+  if (record) log(`recorded in ${path.resolve(record)}: ${writeRecords(path.resolve(record), exchanges, webhookCrawls).join(", ")}`);
   const folder = record && existsSync(path.join(path.resolve(record), KNOWN_FILE)) ? path.resolve(record) : path.join(recordedDir(), server);
   const judgement = judgeRecords(server, { exchanges, webhookCrawls }, readKnown(folder));
   const failures = failuresOf(judgement);
@@ -81,7 +87,7 @@ export async function runKitLevels({ service, baseUrl, apiKey, levels, known, re
   const kit = require.resolve("@api-contracts/contract-tests/package.json");
   const kitBin = path.join(path.dirname(kit), JSON.parse(readFileSync(kit, "utf8")).bin["contract-test"]);
   const { listChecks } = await import("@api-contracts/contract-tests");
-  const entries = existsSync(known) ? JSON.parse(readFileSync(known, "utf8")) : [];
+  const entries = existsSync(known) ? loadKnownDifferences(known) : [];
   let worst = 0;
   for (const [index, level] of levels.entries()) {
     const levelReport = index === 0 ? report : report.replace(/(\.json)?$/, `-${level}.json`);

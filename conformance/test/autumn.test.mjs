@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { listChecks, parseKnownDifferences } from "@api-contracts/contract-tests";
+import { parseKnownDifferences } from "@api-contracts/contract-core";
+import { listChecks } from "@api-contracts/contract-tests";
 import { AUTUMN_SEED, autumnFixtures, autumnRequests, judgedEntitlementsBodies, prepareCheckout, REGISTRY_GAPS, startSqsStandIn } from "../src/index.mjs";
 import { operationIdsOf } from "./operations.mjs";
 

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseKnownDifferences } from "@api-contracts/contract-tests";
+import { parseKnownDifferences } from "@api-contracts/contract-core";
 import { PROXY_KNOWN_DIFFERENCES, summariseProxyReport } from "../src/index.mjs";
 import { operationIdsOf } from "./operations.mjs";
 
