@@ -1,7 +1,7 @@
 import { getApi, listApis, loadBundle, takesWebhook, walkOperations, type ApiName, type DeliveryReport, type FaultsOptions } from "@api-contracts/contract-core";
 import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
-import { startReferenceServer } from "@api-contracts/reference-server";
+import { startReferenceServer, type Service } from "@api-contracts/reference-server";
 
 export interface RunningServer {
   url: string;
@@ -47,7 +47,7 @@ export function startApiServer(options: ApiServerOptions): Promise<RunningServer
   };
   if (options.stateful) {
     if (options.faults) return Promise.reject(new TypeError("faults are injected by the mocks, not by the stateful reference implementation"));
-    return startReferenceServer({ service: options.api as "entitlements" | "webdata", host, port, ...webhooks });
+    return startReferenceServer({ service: options.api as Service, host, port, ...webhooks });
   }
   return startMockServer({
     service: options.api,
