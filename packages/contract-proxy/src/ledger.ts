@@ -3,9 +3,10 @@
 // webhook relay write here and read nothing back but the counts.
 import { writeFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { CoverageRecorder, KnownDifferences, type JsonObject, type KnownDifference, type SentRequest } from "@api-contracts/contract-core";
+import { CoverageRecorder, KnownDifferences, redactor, type JsonObject, type KnownDifference, type SentRequest } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
-import { ReportFile, boundedInjected, boundedViolation, knownReason, secretsOf, type InjectedLine, type StaleLine, type Violation } from "./report.js";
+import type { RelayedCall } from "./webhooks.js";
+import { ReportFile, boundedInjected, boundedViolation, credentialShapes, knownReason, secretsOf, type InjectedLine, type StaleLine, type Violation } from "./report.js";
 
 export interface ProxyCounts {
   exchanges: number;
@@ -36,12 +37,17 @@ export interface LedgerExchange {
   sent: SentRequest;
 }
 
+/** A body not judged (too large, or not decodable), for {@link LedgerExchange.unjudged}: reported, not a violation. */
+export function notJudged(direction: "request" | "response", reason: string): LedgerExchange["unjudged"][number] {
+  return { direction, error: { in: "body", pointer: "", keyword: "judgeLimit", message: `not judged: ${reason}` } };
+}
+
 export interface LedgerOptions {
   service: string;
   /** The bundle the coverage is counted against. */
   document: JsonObject;
-  /** Hides credentials in text: the request's own, and anything shaped like the API's keys. */
-  redact: (text: string, secrets: readonly string[]) => string;
+  /** What the API's keys start with: text shaped like one is hidden, as are the request's own credentials. */
+  keyPrefix: string;
   report?: string;
   coverage?: string;
   knownDifferences?: readonly KnownDifference[];
@@ -54,11 +60,13 @@ export class Ledger {
   readonly coverage: CoverageRecorder;
   private readonly report: ReportFile | undefined;
   private readonly known: KnownDifferences | undefined;
+  private readonly credentialShapes: RegExp;
 
   constructor(private readonly options: LedgerOptions) {
     this.report = options.report === undefined ? undefined : new ReportFile(options.report);
     this.known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
     this.coverage = new CoverageRecorder(options.service, options.document);
+    this.credentialShapes = credentialShapes(options.keyPrefix);
     this.writeCoverage();
   }
 
@@ -67,8 +75,9 @@ export class Ledger {
     if (this.options.coverage !== undefined) writeFileSync(this.options.coverage, `${JSON.stringify(this.coverage.report(), null, 2)}\n`);
   }
 
-  private redactFor(ex: LedgerExchange): (text: string) => string {
-    return (text) => this.options.redact(text, secretsOf(ex.headers));
+  /** Hides in text the credentials the exchange's request carries, in any letter case, and anything shaped like a key. */
+  redactFor(ex: LedgerExchange): (text: string) => string {
+    return redactor(secretsOf(ex.headers), this.credentialShapes);
   }
 
   /** Why each error of a violation is accepted; undefined unless every one of them is. */
@@ -87,7 +96,7 @@ export class Ledger {
   }
 
   /** Writes one report line; returns 1 when it counts as a violation. */
-  record(ex: LedgerExchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): number {
+  private record(ex: LedgerExchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): number {
     const whys = judged ? this.explained(ex, status, direction, found) : undefined;
     const line: Violation = {
       time: new Date().toISOString(),
@@ -123,6 +132,14 @@ export class Ledger {
     if (responseErrors.length > 0) count += this.record(ex, status, "response", responseErrors);
     for (const { direction, error } of ex.unjudged) this.record(ex, status, direction, [error], false);
     return count;
+  }
+
+  /** Counts a webhook call relayed, and writes what it broke and whether its body went unjudged. */
+  delivery(call: RelayedCall): void {
+    this.counts.deliveries++;
+    const ex: LedgerExchange = { method: call.method, path: call.path, operation: call.webhook, headers: call.headers, requestErrors: [], unjudged: [], sent: {} };
+    if (call.errors.length > 0) this.record(ex, call.status, "delivery", call.errors);
+    if (call.notJudged) this.record(ex, call.status, "delivery", [notJudged("request", call.notJudged).error], false);
   }
 
   /** Writes the line of an exchange a faults rule fired on, and counts it. */

@@ -1,7 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
-// By its file, not its name: Bun answers `import "undici"` with a stand-in of its own whose Pool cannot dispatch.
-import { Pool } from "undici/index.js";
+import type { Readable } from "node:stream";
 import {
   DELIVERY_ORDER_GRACE_MS,
   askedFindings,
@@ -14,18 +12,17 @@ import {
   problemsOf,
   webhookSubscription,
   type JobToJudge,
-  type JsonObject,
   type OpenApiValidators,
   type WebhookInfo,
 } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
-import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, readUpTo } from "./wire.js";
+import { bodyOf, endToEnd, forwardedHeaders, pairsOf, poolTo, readUpTo, stopServer } from "./wire.js";
 
 /** How many jobs started through the proxy are remembered for judging their calls; the oldest is forgotten first. */
-export const REMEMBERED_JOBS = 1_000;
+const REMEMBERED_JOBS = 1_000;
 
 /** Calls of one job whose order is judged; later ones are still judged on their own. */
-export const REMEMBERED_CALLS = 1_000;
+const REMEMBERED_CALLS = 1_000;
 
 /** A job (a crawl) started through the proxy with a webhook, and its calls so far. */
 interface Job {
@@ -81,6 +78,18 @@ export class StartedJobs {
   }
 }
 
+/** A webhook call relayed: what it broke (none when it kept the contract), and the status its sender got. */
+export interface RelayedCall {
+  webhook: WebhookInfo | undefined;
+  method: string;
+  path: string;
+  status: number;
+  errors: RuleError[];
+  /** Why its body was not judged. */
+  notJudged?: string;
+  headers: IncomingMessage["headers"];
+}
+
 export interface WebhookRelayOptions {
   validators: OpenApiValidators;
   jobs: StartedJobs;
@@ -95,8 +104,7 @@ export interface WebhookRelayOptions {
   timeoutMs: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
-  /** Told of each call relayed: what it broke (none when it kept the contract), and the status its sender got. */
-  onCall(call: { webhook: WebhookInfo | undefined; method: string; path: string; status: number; errors: RuleError[]; notJudged?: string; headers: IncomingMessage["headers"] }): void;
+  onCall(call: RelayedCall): void;
 }
 
 /**
@@ -106,20 +114,16 @@ export interface WebhookRelayOptions {
  * to the receiver they were meant for; its answer goes back to the upstream.
  */
 export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const pool = new Pool(options.to.origin, { connections: 64, connectTimeout: options.timeoutMs, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const pool = poolTo(options.to.origin, 64, options.timeoutMs);
   const basePath = options.to.pathname.replace(/\/+$/, "");
   const webhooks = options.validators.listWebhooks();
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | AsyncGenerator<Buffer>, done: (status: number) => void): void => {
-    const headers = endToEnd(req.rawHeaders, NOT_FORWARDED_IN_REQUESTS);
-    headers.push("host", options.to.host);
-    if (Buffer.isBuffer(body) && req.headers["transfer-encoding"] !== undefined) headers.push("content-length", String(body.length));
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | Readable, done: (status: number) => void): void => {
+    const headers = forwardedHeaders(req, options.to.host, Buffer.isBuffer(body) ? body : undefined);
     pool
-      .request({ method: (req.method ?? "POST") as "POST", path: basePath + (req.url ?? "/"), headers, body: Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }) })
+      .request({ method: (req.method ?? "POST") as "POST", path: basePath + (req.url ?? "/"), headers, body })
       .then(async (answer) => {
-        const pairs: string[] = [];
-        for (const [name, value] of Object.entries(answer.headers)) for (const one of [value].flat()) if (one !== undefined) pairs.push(name, String(one));
-        res.writeHead(answer.statusCode, endToEnd(pairs, new Set()));
+        res.writeHead(answer.statusCode, endToEnd(pairsOf(answer.headers), new Set()));
         for await (const chunk of answer.body) res.write(chunk);
         res.end();
         done(answer.statusCode);
@@ -135,11 +139,8 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
     const path = (req.url ?? "/").split("?")[0]!;
     const method = (req.method ?? "POST").toUpperCase();
     const report = (webhook: WebhookInfo | undefined, errors: RuleError[], notJudged?: string) => (status: number) => options.onCall({ webhook, method, path, status, errors, headers: req.headers, ...(notJudged ? { notJudged } : {}) });
-    const tooLarge = (read: Buffer[]) => forward(req, res, bodyOf(read, req), report(undefined, [], `the body is larger than ${options.judgeLimit} bytes`));
-    if (Number(req.headers["content-length"]) > options.judgeLimit) return tooLarge([]);
     readUpTo(req, options.judgeLimit, {
-      overflow: tooLarge,
-      error: () => undefined,
+      overflow: (read) => forward(req, res, bodyOf(read, req), report(undefined, [], `the body is larger than ${options.judgeLimit} bytes`)),
       end: (bytes) => {
         const verdict = options.validators.validateDelivery({ headers: req.headers, body: bytes }, { secret: options.secret });
         const errors = [...problemsOf(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now(), verdict.event !== undefined)];
@@ -154,20 +155,9 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
   const where = await listen(server, options.port, options.host);
   return {
     ...where,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close(() => pool.destroy().then(() => resolve(), reject));
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      await stopServer(server);
+      await pool.destroy();
+    },
   };
-}
-
-/** The answer body of a started job, parsed, for {@link StartedJobs.note}; undefined when it is not JSON. */
-export function parsedAnswer(bytes: Buffer): JsonObject | undefined {
-  try {
-    const value: unknown = JSON.parse(bytes.toString("utf8"));
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
