@@ -2,10 +2,10 @@
 // refusal of a request, and a 502 in place of an answer that breaks the contract or never came.
 import type { ServerResponse } from "node:http";
 import { summarizeProblems, type ContractErrors, type Problem } from "@api-contracts/contract-core";
-import type { Exchange } from "./exchange.js";
 import type { FaultStage } from "./faults.js";
 import type { RuleError } from "./judge.js";
-import type { Ledger } from "./ledger.js";
+import type { Exchange, Ledger } from "./ledger.js";
+import type { Settings } from "./options.js";
 import type { Violation } from "./report.js";
 import { VIOLATIONS_HEADER, upstreamProblem } from "./wire.js";
 
@@ -23,9 +23,7 @@ export function closeWhileBodyArrives(res: ServerResponse): Record<string, strin
 
 export type OwnAnswers = ReturnType<typeof ownAnswers>;
 
-export function ownAnswers(options: { errors: ContractErrors; ledger: Ledger; faults: FaultStage; strict: boolean; upstreamTimeout: number }) {
-  const { errors, ledger, faults, strict } = options;
-
+export function ownAnswers({ strict, upstreamTimeout }: Settings, errors: ContractErrors, ledger: Ledger, faults: FaultStage) {
   /** Answers in the upstream's place; the exchange's lines are written with `judgedStatus` when the upstream's answer was judged. */
   const answer = (ex: Exchange, res: ServerResponse, problem: Problem, judgedStatus?: number, responseErrors: RuleError[] = []): void => {
     const reply = errors.reply(problem, ex.operation && { method: ex.operation.method, path: ex.operation.path });
@@ -49,7 +47,7 @@ export function ownAnswers(options: { errors: ContractErrors; ledger: Ledger; fa
       badGateway(ex, res, `the upstream's ${status} answer to ${ex.operation?.operationId ?? ex.method} breaks the contract: ${summarizeProblems(found, NAMED_IN_REFUSAL)}`, status, found),
     /** The upstream gave no whole answer: a 502 when nothing was sent yet; once an answer has begun, cutting it short is the only honest ending. */
     failed: (ex: Exchange, res: ServerResponse, error: Error): void => {
-      if (!res.headersSent) return badGateway(ex, res, upstreamProblem(error, options.upstreamTimeout));
+      if (!res.headersSent) return badGateway(ex, res, upstreamProblem(error, upstreamTimeout));
       if (!res.writableEnded) res.destroy();
     },
   };

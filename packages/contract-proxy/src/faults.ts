@@ -2,16 +2,16 @@
 // fires on it (contract-core's FaultInjector) acts with contract-core's fault effects, and each
 // fired rule is an `injected` report line.
 import type { ServerResponse } from "node:http";
-import { FaultInjector, delayAnswer, hangConnection, resetConnection, sendInjected, type ApiName, type FaultDecision, type FaultsOptions, type OpenApiValidators } from "@api-contracts/contract-core";
-import type { Exchange } from "./exchange.js";
-import type { Ledger } from "./ledger.js";
+import { FaultInjector, delayAnswer, hangConnection, resetConnection, sendInjected, type FaultDecision, type OpenApiValidators } from "@api-contracts/contract-core";
+import type { Exchange, Ledger } from "./ledger.js";
+import type { Settings } from "./options.js";
 import { VIOLATIONS_HEADER } from "./wire.js";
 
 export type FaultStage = ReturnType<typeof faultStage>;
 
-export function faultStage(options: { faults: FaultsOptions | undefined; service: ApiName; validators: OpenApiValidators; ledger: Ledger; requestTimeout: number }) {
-  const { faults, service, ledger, requestTimeout } = options;
-  const injector = faults && new FaultInjector(faults.rules, { validators: options.validators, service, seed: faults.seed ?? 0 });
+export function faultStage({ faults, api, requestTimeout }: Settings, validators: OpenApiValidators, ledger: Ledger) {
+  const service = api.name;
+  const injector = faults && new FaultInjector(faults.rules, { validators, service, seed: faults.seed ?? 0 });
 
   /** Marks an exchange a rule fired on, in the report and through `onFault`. */
   const record = (ex: Exchange, operationId: string, decision: FaultDecision): void => {

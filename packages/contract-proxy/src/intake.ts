@@ -3,11 +3,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { queryOf } from "@api-contracts/contract-core";
 import type { OwnAnswers } from "./answers.js";
-import type { Exchange } from "./exchange.js";
 import type { FaultStage } from "./faults.js";
 import { NotJudged, type Judge } from "./judge.js";
-import { notJudged, type Ledger } from "./ledger.js";
-import type { relay } from "./relay.js";
+import { notJudged, type Exchange, type Ledger } from "./ledger.js";
+import type { Settings } from "./options.js";
+import type { Forward } from "./relay.js";
 import { readUpTo } from "./wire.js";
 
 /**
@@ -23,20 +23,8 @@ function originForm(target: string): string | undefined {
   return rest.startsWith("/") ? rest : `/${rest}`;
 }
 
-export interface IntakeOptions {
-  judge: Judge;
-  ledger: Ledger;
-  answers: OwnAnswers;
-  faults: FaultStage;
-  forward: ReturnType<typeof relay>;
-  strict: boolean;
-  limit: number;
-}
-
 /** The proxy's request listener. */
-export function intake(options: IntakeOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { judge, ledger, answers, faults, forward, strict, limit } = options;
-
+export function intake({ strict, judgeLimit: limit }: Settings, judge: Judge, ledger: Ledger, answers: OwnAnswers, faults: FaultStage, forward: Forward): (req: IncomingMessage, res: ServerResponse) => void {
   const tooLarge = (ex: Exchange, req: IncomingMessage, res: ServerResponse, read: Buffer[]) => {
     ex.unjudged.push(notJudged("request", `the body is larger than ${limit} bytes`));
     if (strict) return answers.answer(ex, res, { kind: "too-large", limit });
@@ -69,7 +57,7 @@ export function intake(options: IntakeOptions): (req: IncomingMessage, res: Serv
       method,
       target,
       path,
-      operation: judge.findOperation(method, path),
+      operation: judge.validators.findOperation(method, path),
       headers: req.headers,
       requestErrors: [],
       unjudged: [],

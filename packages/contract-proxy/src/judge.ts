@@ -17,10 +17,7 @@ export class NotJudged extends Error {}
 
 /** The bytes of a body as the content codings in `Content-Encoding` left them, never more than `limit` once decoded. */
 function decodeBody(bytes: Buffer, encoding: string | undefined, limit: number): Buffer {
-  const codings = (encoding ?? "")
-    .split(",")
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "" && c !== "identity");
+  const codings = (encoding ?? "").split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity");
   let decoded = bytes;
   for (const coding of codings.reverse()) {
     try {
@@ -57,10 +54,6 @@ export class Judge {
   /** A body's text, decoded from its content coding; throws {@link NotJudged} past the limit or for a coding not decoded. */
   decoded(bytes: Buffer, encoding: string | undefined): string {
     return decodeBody(bytes, encoding, this.limit).toString("utf8");
-  }
-
-  findOperation(method: string, path: string): OperationInfo | undefined {
-    return this.judgement.findOperation(method, path);
   }
 
   /** Route, parameters and body of a request whose whole body was read. */

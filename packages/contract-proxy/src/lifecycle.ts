@@ -3,55 +3,34 @@
 // writes the last of the ledger.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Pool } from "undici/index.js";
-import { MAX_LATENCY_MS, createEdgeServer, listen, type ContractErrors, type LingerBounds } from "@api-contracts/contract-core";
+import { MAX_LATENCY_MS, createEdgeServer, listen, type ContractErrors } from "@api-contracts/contract-core";
 import type { Ledger } from "./ledger.js";
+import type { Settings } from "./options.js";
 import { startWebhookRelay, type StartedJobs } from "./webhooks.js";
 import { stopServer } from "./wire.js";
 
-export interface ServeOptions {
-  host: string;
-  port: number;
-  errors: ContractErrors;
-  ledger: Ledger;
-  pool: Pool;
-  handle: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Whether faults rules may hold an exchange silent for up to contract-core's MAX_LATENCY_MS. */
-  injects: boolean;
-  limit: number;
-  upstreamTimeout: number;
-  headersTimeout: number;
-  requestTimeout: number;
-  linger?: LingerBounds;
-  webhooks?: { to: URL; jobs: StartedJobs; host: string; port: number; secret?: string };
-}
-
-/** Listens, with the webhook relay when asked; `close` stops both, writes the ledger's last lines and the coverage, then frees the pool. */
-export async function serve(options: ServeOptions): Promise<{ url: string; port: number; webhooks?: string; close(): Promise<void> }> {
-  const { ledger, pool, webhooks } = options;
+/**
+ * Listens, with the webhook relay when `jobs` are followed; `close` stops both, writes the ledger's
+ * last lines and the coverage, then frees the pool. `injects`: faults rules may hold an exchange
+ * silent for up to contract-core's MAX_LATENCY_MS.
+ */
+export async function serve(settings: Settings, handle: (req: IncomingMessage, res: ServerResponse) => void, errors: ContractErrors, ledger: Ledger, pool: Pool, injects: boolean, jobs: StartedJobs | undefined): Promise<{ url: string; port: number; webhooks?: string; close(): Promise<void> }> {
   const server = createEdgeServer(
     {
-      requestTimeoutMs: options.requestTimeout,
-      headersTimeoutMs: options.headersTimeout,
+      requestTimeoutMs: settings.requestTimeout,
+      headersTimeoutMs: settings.headersTimeout,
       // A client that stops reading holds its socket no longer than the upstream may keep silent, after
       // the longest wait a faults rule may inject: no byte flows during that wait either.
-      idleTimeoutMs: options.upstreamTimeout + (options.injects ? MAX_LATENCY_MS : 0) + 5_000,
-      ...(options.linger ? { linger: options.linger } : {}),
+      idleTimeoutMs: settings.upstreamTimeout + (injects ? MAX_LATENCY_MS : 0) + 5_000,
+      ...(settings.linger ? { linger: settings.linger } : {}),
     },
-    options.handle,
-    (problem) => options.errors.reply(problem),
+    handle,
+    (problem) => errors.reply(problem),
   );
-  const where = await listen(server, options.port, options.host);
+  const where = await listen(server, settings.port, settings.host);
   const webhookRelay =
-    webhooks &&
-    (await startWebhookRelay({
-      ...webhooks,
-      validators: options.errors.validators,
-      judgeLimit: options.limit,
-      timeoutMs: options.upstreamTimeout,
-      headersTimeoutMs: options.headersTimeout,
-      requestTimeoutMs: options.requestTimeout,
-      onCall: (call) => ledger.delivery(call),
-    }).catch(async (error: unknown) => {
+    jobs &&
+    (await startWebhookRelay(settings, errors.validators, jobs, ledger).catch(async (error: unknown) => {
       await stopServer(server);
       await pool.destroy();
       throw error;

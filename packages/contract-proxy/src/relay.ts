@@ -5,10 +5,10 @@ import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { Dispatcher, Pool } from "undici/index.js";
 import { endSlowly } from "@api-contracts/contract-core";
 import { closeWhileBodyArrives, type OwnAnswers } from "./answers.js";
-import type { Exchange } from "./exchange.js";
 import type { FaultStage } from "./faults.js";
 import { NotJudged, type Judge, type ResponsePlan, type RuleError } from "./judge.js";
-import { notJudged, type Ledger } from "./ledger.js";
+import { notJudged, type Exchange, type Ledger } from "./ledger.js";
+import type { Settings } from "./options.js";
 import type { StartedJobs } from "./webhooks.js";
 import { VIOLATIONS_HEADER, bodyOf, endToEnd, forwardedHeaders, joinChunks, pairsOf } from "./wire.js";
 
@@ -25,23 +25,11 @@ interface UpstreamAnswer {
   judged: IncomingHttpHeaders;
 }
 
-export interface RelayOptions {
-  pool: Pool;
-  upstream: URL;
-  judge: Judge;
-  ledger: Ledger;
-  answers: OwnAnswers;
-  faults: FaultStage;
-  /** Jobs started with a webhook are noted here when the webhook calls are relayed. */
-  jobs: StartedJobs | undefined;
-  limit: number;
-  requestTimeout: number;
-}
+export type Forward = (ex: Exchange, req: IncomingMessage, res: ServerResponse, read: Buffer[], rest?: IncomingMessage) => void;
 
-/** Returns what forwards a request: its body read whole (`read`), or what was read of it and the `rest` to stream. */
-export function relay(options: RelayOptions): (ex: Exchange, req: IncomingMessage, res: ServerResponse, read: Buffer[], rest?: IncomingMessage) => void {
-  const { pool, judge, ledger, answers, faults, jobs, limit } = options;
-  const basePath = options.upstream.pathname.replace(/\/+$/, "");
+/** Forwards a request with its body read whole (`read`), or what was read of it and the `rest` to stream; `jobs` notes the jobs started with a webhook, when webhook calls are relayed. */
+export function relay({ upstreamUrl, judgeLimit: limit, requestTimeout }: Settings, pool: Pool, judge: Judge, ledger: Ledger, answers: OwnAnswers, faults: FaultStage, jobs: StartedJobs | undefined): Forward {
+  const basePath = upstreamUrl.pathname.replace(/\/+$/, "");
   const tooLarge = `the body is larger than ${limit} bytes`;
 
   const writeHead = (res: ServerResponse, answer: UpstreamAnswer, count: number, length?: number): boolean => {
@@ -86,7 +74,7 @@ export function relay(options: RelayOptions): (ex: Exchange, req: IncomingMessag
     if (!writeHead(res, answer, ledger.finish(ex, answer.status, found), bytes.length)) return answers.badGateway(ex, res, UNSENDABLE);
     if (!ex.slowBody) return void res.end(bytes);
     faults.settleSlowBody(ex, true);
-    endSlowly(res, bytes, options.requestTimeout);
+    endSlowly(res, bytes, requestTimeout);
   };
 
   /** A job the upstream started with a webhook, remembered so that its relayed calls are judged against what it asked. */
@@ -171,6 +159,6 @@ export function relay(options: RelayOptions): (ex: Exchange, req: IncomingMessag
   return (ex, req, res, read, rest) => {
     const whole = rest ? undefined : joinChunks(read);
     const body = rest ? bodyOf(read, rest) : whole!.length > 0 ? whole : null;
-    pool.dispatch({ method: req.method!, path: basePath + ex.target, headers: forwardedHeaders(req, options.upstream.host, whole), body }, handler(ex, res));
+    pool.dispatch({ method: req.method!, path: basePath + ex.target, headers: forwardedHeaders(req, upstreamUrl.host, whole), body }, handler(ex, res));
   };
 }

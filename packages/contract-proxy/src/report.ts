@@ -100,16 +100,14 @@ export function boundedViolation(violation: Violation, redact: (text: string) =>
     keyword: truncate(e.keyword, 40),
     message: truncate(redact(e.message), MESSAGE_LENGTH),
   }));
-  const bounded: Violation = { ...violation, path: truncate(redact(violation.path), PATH_LENGTH), method: truncate(violation.method, 20), errors };
+  const bounded: Violation = { ...violation, path: boundedPath(redact(violation.path)), method: truncate(violation.method, 20), errors };
   if (violation.known) bounded.known = violation.known.slice(0, ERROR_LIMIT).map((why) => truncate(why, MESSAGE_LENGTH));
   while (bounded.errors.length > 1 && Buffer.byteLength(JSON.stringify(bounded)) > REPORT_LINE_LIMIT) bounded.errors.pop();
   return bounded;
 }
 
-/** An injected line with its path redacted and cut to the report's bounds. */
-export function boundedInjected(line: InjectedLine, redact: (text: string) => string): InjectedLine {
-  return { ...line, path: truncate(redact(line.path), PATH_LENGTH), method: truncate(line.method, 20) };
-}
+/** A request path, already redacted, cut to the report's bounds. */
+export const boundedPath = (path: string) => truncate(path, PATH_LENGTH);
 
 /** Appends report lines to a file as they happen; each write is whole before the answer goes out. */
 export class ReportFile {

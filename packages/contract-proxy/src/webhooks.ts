@@ -16,6 +16,8 @@ import {
   type WebhookInfo,
 } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
+import type { Ledger } from "./ledger.js";
+import type { Settings } from "./options.js";
 import { bodyOf, endToEnd, forwardedHeaders, pairsOf, poolTo, readUpTo, stopServer } from "./wire.js";
 
 /** How many jobs started through the proxy are remembered for judging their calls; the oldest is forgotten first. */
@@ -78,48 +80,23 @@ export class StartedJobs {
   }
 }
 
-/** A webhook call relayed: what it broke (none when it kept the contract), and the status its sender got. */
-export interface RelayedCall {
-  webhook: WebhookInfo | undefined;
-  method: string;
-  path: string;
-  status: number;
-  errors: RuleError[];
-  /** Why its body was not judged. */
-  notJudged?: string;
-  headers: IncomingMessage["headers"];
-}
-
-export interface WebhookRelayOptions {
-  validators: OpenApiValidators;
-  jobs: StartedJobs;
-  /** Base URL calls are forwarded to: the call's path and query are appended to its path. */
-  to: URL;
-  host: string;
-  port: number;
-  /** The secret calls are signed with; their signature is judged when given. */
-  secret?: string;
-  judgeLimit: number;
-  /** Longest silence from the receiver forwarded to, in milliseconds. */
-  timeoutMs: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  onCall(call: RelayedCall): void;
-}
-
 /**
  * The proxy's second server: the webhook calls the upstream makes are pointed at it, judged
  * (contract-core's validateDelivery, the signature with the given secret, and for jobs started
  * through the proxy what their webhook asked and the order of their calls), and forwarded unchanged
  * to the receiver they were meant for; its answer goes back to the upstream.
  */
-export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const pool = poolTo(options.to.origin, 64, options.timeoutMs);
-  const basePath = options.to.pathname.replace(/\/+$/, "");
-  const webhooks = options.validators.listWebhooks();
+export async function startWebhookRelay(settings: Settings, validators: OpenApiValidators, jobs: StartedJobs, ledger: Ledger): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const { judgeLimit, upstreamTimeout } = settings;
+  const { host = settings.host, port = 0, secret } = settings.webhooks!;
+  // Calls are forwarded to `to`, their path and query appended to its path.
+  const to = settings.webhooksTo!;
+  const pool = poolTo(to.origin, 64, upstreamTimeout);
+  const basePath = to.pathname.replace(/\/+$/, "");
+  const webhooks = validators.listWebhooks();
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | Readable, done: (status: number) => void): void => {
-    const headers = forwardedHeaders(req, options.to.host, Buffer.isBuffer(body) ? body : undefined);
+    const headers = forwardedHeaders(req, to.host, Buffer.isBuffer(body) ? body : undefined);
     pool
       .request({ method: (req.method ?? "POST") as "POST", path: basePath + (req.url ?? "/"), headers, body })
       .then(async (answer) => {
@@ -138,12 +115,12 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? "/").split("?")[0]!;
     const method = (req.method ?? "POST").toUpperCase();
-    const report = (webhook: WebhookInfo | undefined, errors: RuleError[], notJudged?: string) => (status: number) => options.onCall({ webhook, method, path, status, errors, headers: req.headers, ...(notJudged ? { notJudged } : {}) });
-    readUpTo(req, options.judgeLimit, {
-      overflow: (read) => forward(req, res, bodyOf(read, req), report(undefined, [], `the body is larger than ${options.judgeLimit} bytes`)),
+    const report = (webhook: WebhookInfo | undefined, errors: RuleError[], notJudged?: string) => (status: number) => ledger.delivery({ method, path, headers: req.headers }, webhook, status, errors, notJudged);
+    readUpTo(req, judgeLimit, {
+      overflow: (read) => forward(req, res, bodyOf(read, req), report(undefined, [], `the body is larger than ${judgeLimit} bytes`)),
       end: (bytes) => {
-        const verdict = options.validators.validateDelivery({ headers: req.headers, body: bytes }, { secret: options.secret });
-        const errors = [...problemsOf(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now(), verdict.event !== undefined)];
+        const verdict = validators.validateDelivery({ headers: req.headers, body: bytes }, { secret });
+        const errors = [...problemsOf(verdict.errors), ...jobs.judge(verdict.payload, req.headers, Date.now(), verdict.event !== undefined)];
         const wrongMethod = methodProblem(method);
         if (wrongMethod) errors.unshift(wrongMethod);
         forward(req, res, bytes, report(webhooks.find((webhook) => webhook.event === verdict.event), errors));
@@ -151,8 +128,8 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
     });
   };
 
-  const server = createEdgeServer({ requestTimeoutMs: options.requestTimeoutMs, headersTimeoutMs: options.headersTimeoutMs, idleTimeoutMs: options.timeoutMs + 5_000 }, handle);
-  const where = await listen(server, options.port, options.host);
+  const server = createEdgeServer({ requestTimeoutMs: settings.requestTimeout, headersTimeoutMs: settings.headersTimeout, idleTimeoutMs: upstreamTimeout + 5_000 }, handle);
+  const where = await listen(server, port, host);
   return {
     ...where,
     close: async () => {
