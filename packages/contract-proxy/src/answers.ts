@@ -23,6 +23,7 @@ export function closeWhileBodyArrives(res: ServerResponse): Record<string, strin
 
 export type OwnAnswers = ReturnType<typeof ownAnswers>;
 
+/** The proxy's own answers, and whether strict mode refuses what an exchange breaks. */
 export function ownAnswers({ strict, upstreamTimeout }: Settings, errors: ContractErrors, ledger: Ledger, faults: FaultStage) {
   /** Answers in the upstream's place; the exchange's lines are written with `judgedStatus` when the upstream's answer was judged. */
   const answer = (ex: Exchange, res: ServerResponse, problem: Problem, judgedStatus?: number, responseErrors: RuleError[] = []): void => {

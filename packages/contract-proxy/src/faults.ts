@@ -9,6 +9,7 @@ import { VIOLATIONS_HEADER } from "./wire.js";
 
 export type FaultStage = ReturnType<typeof faultStage>;
 
+/** Injects the faults of `faults` (none without it) in front of the upstream. */
 export function faultStage({ faults, api, requestTimeout }: Settings, validators: OpenApiValidators, ledger: Ledger) {
   const service = api.name;
   const injector = faults && new FaultInjector(faults.rules, { validators, service, seed: faults.seed ?? 0 });

@@ -53,16 +53,9 @@ export function intake({ strict, judgeLimit: limit }: Settings, judge: Judge, le
     const origin = originForm(req.url ?? "/");
     const target = origin ?? req.url ?? "/";
     const path = target.split("?")[0]!;
-    const ex: Exchange = {
-      method,
-      target,
-      path,
-      operation: judge.validators.findOperation(method, path),
-      headers: req.headers,
-      requestErrors: [],
-      unjudged: [],
-      sent: { query: Object.keys(queryOf(target)), headers: Object.keys(req.headers) },
-    };
+    const operation = judge.validators.findOperation(method, path);
+    const sent = { query: Object.keys(queryOf(target)), headers: Object.keys(req.headers) };
+    const ex: Exchange = { method, target, path, operation, headers: req.headers, requestErrors: [], unjudged: [], sent };
     if (origin === undefined) {
       const verdict = judge.request(undefined, method, target, req.headers, Buffer.alloc(0));
       ex.requestErrors = verdict.problems;

@@ -1,6 +1,6 @@
 // What the proxy has seen: its counts, its most recent report lines, the report file, the
-// coverage of the traffic and the known differences used. The relaying, fault injection and
-// webhook relay write here and read nothing back but the counts.
+// coverage of the traffic and the known differences used. The stages write here and read back
+// only whether known differences explain a violation, and how to hide the credentials in a text.
 import { writeFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { CoverageRecorder, KnownDifferences, redactor, truncate, type FaultDecision, type JsonObject, type KnownDifference, type OperationInfo, type SentRequest, type WebhookInfo } from "@api-contracts/contract-core";

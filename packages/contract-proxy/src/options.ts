@@ -98,6 +98,7 @@ function httpUrl(text: string, option: string): URL {
 export type Settings = ContractProxyOptions &
   Required<Pick<ContractProxyOptions, "host" | "port" | "strict" | "judgeLimit" | "upstreamTimeout" | "headersTimeout" | "requestTimeout">> & { api: ApiDefinition; upstreamUrl: URL; webhooksTo?: URL };
 
+/** The settings of a proxy started with `options`; throws for an unknown service, and a TypeError for a URL that is not http(s). */
 export function settingsOf(options: ContractProxyOptions): Settings {
   const api = getApi(options.service);
   const upstreamUrl = httpUrl(options.upstream, "upstream");
