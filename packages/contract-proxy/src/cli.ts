@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { counted, FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, type FaultsOptions, type KnownDifference } from "@api-contracts/contract-core";
-import { startContractProxy, type ContractProxy } from "./proxy.js";
+import { counted, FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, summarizeProblems, type FaultsOptions } from "@api-contracts/contract-core";
+import type { ContractProxy } from "./options.js";
+import { startContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 
 const USAGE = `Usage: contract-proxy --service <entitlements|webdata> --upstream <URL> [options]
@@ -52,16 +53,10 @@ const SEED_MAX = 4294967295;
 class UsageError extends Error {}
 
 function describe(v: Violation): string {
-  const first = v.errors[0];
-  const more = v.errors.length > 1 ? ` (and ${v.errors.length - 1} more)` : "";
-  const what = first ? `${first.in}${first.pointer} ${first.message}${more}` : "";
+  const what = summarizeProblems(v.errors, 1);
   const kind = v.judged === false ? "not judged" : v.known ? "known" : "violation";
   const why = v.known ? ` (known difference: ${v.known.join("; ")})` : "";
   return `${kind}: ${v.method} ${v.path} ${v.status} ${v.operationId ?? "(no operation)"} ${v.direction}: ${what}${why}\n`;
-}
-
-function describeStale(entry: KnownDifference): string {
-  return `stale known difference: ${entry.operation} ${entry.check} "${entry.reason}" matched no violation (${entry.why})\n`;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -136,7 +131,7 @@ async function main(argv: string[]): Promise<void> {
       );
       if (knownDifferences) {
         const stale = proxy.stale();
-        for (const entry of stale) process.stderr.write(describeStale(entry));
+        for (const entry of stale) process.stderr.write(`stale known difference: ${entry.operation} ${entry.check} "${entry.reason}" matched no violation (${entry.why})\n`);
         process.stderr.write(`known differences: ${counted(known, "violation")} known, ${stale.length} of ${counted(knownDifferences.length, "entry", "entries")} stale\n`);
       }
       process.exit(code);

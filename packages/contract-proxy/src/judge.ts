@@ -1,36 +1,23 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { ExchangeJudge, type ContractProblem, type OpenApiValidators, type OperationInfo, type Problem } from "@api-contracts/contract-core";
-
-export { queryOf } from "@api-contracts/contract-core";
+import { ExchangeJudge, type ContractProblem, type OpenApiValidators, type OperationInfo, type RequestJudgement } from "@api-contracts/contract-core";
 
 /** One broken rule, as the report shows it: contract-core's problem, the same wherever an exchange is judged. */
 export type RuleError = ContractProblem;
 
-/** A request judged: the rules it broke, and how the API would refuse it. */
-export interface RequestVerdict {
-  errors: RuleError[];
-  problem?: Problem;
-  /** The parsed JSON body, when there was one to judge. */
-  body?: unknown;
-}
-
 /** What the response's status line and headers already tell, and how its body is to be judged. */
 export interface ResponsePlan {
   errors: RuleError[];
-  /** Present when the body is to be read and judged; given its decoded text, returns its errors. */
-  judgeBody?: (text: string) => RuleError[];
+  /** Present when the body is to be read and judged: returns its errors, given its bytes and their `Content-Encoding`. */
+  judgeBody?: (bytes: Buffer, encoding: string | undefined) => RuleError[];
 }
 
 /** Thrown when a body cannot be judged within the limit (too large once decoded, or an unknown encoding). */
 export class NotJudged extends Error {}
 
 /** The bytes of a body as the content codings in `Content-Encoding` left them, never more than `limit` once decoded. */
-export function decodeBody(bytes: Buffer, encoding: string | undefined, limit: number): Buffer {
-  const codings = (encoding ?? "")
-    .split(",")
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "" && c !== "identity");
+function decodeBody(bytes: Buffer, encoding: string | undefined, limit: number): Buffer {
+  const codings = (encoding ?? "").split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity");
   let decoded = bytes;
   for (const coding of codings.reverse()) {
     try {
@@ -56,21 +43,25 @@ export class Judge {
   private readonly judgement: ExchangeJudge;
   private readonly plans = new Map<string, ResponsePlan>();
 
-  constructor(readonly validators: OpenApiValidators) {
+  /** `limit` bounds every body judged, once decoded. */
+  constructor(
+    readonly validators: OpenApiValidators,
+    private readonly limit: number,
+  ) {
     this.judgement = new ExchangeJudge(validators);
   }
 
-  findOperation(method: string, path: string): OperationInfo | undefined {
-    return this.judgement.findOperation(method, path);
+  /** A body's text, decoded from its content coding; throws {@link NotJudged} past the limit or for a coding not decoded. */
+  decoded(bytes: Buffer, encoding: string | undefined): string {
+    return decodeBody(bytes, encoding, this.limit).toString("utf8");
   }
 
   /** Route, parameters and body of a request whose whole body was read. */
-  request(operation: OperationInfo | undefined, method: string, target: string, headers: IncomingHttpHeaders, bytes: Buffer, limit: number): RequestVerdict {
+  request(operation: OperationInfo | undefined, method: string, target: string, headers: IncomingHttpHeaders, bytes: Buffer): RequestJudgement {
     // A body the operation does not take is not decoded: nothing in it is judged.
     const takesBody = operation !== undefined && bytes.length > 0 && this.validators.request(operation.method, operation.path).body !== undefined;
-    const bodyText = takesBody ? decodeBody(bytes, headers["content-encoding"], limit).toString("utf8") : undefined;
-    const judged = this.judgement.request({ method, target, headers, ...(bodyText === undefined ? {} : { bodyText }) });
-    return { errors: judged.problems, ...(judged.refusal ? { problem: judged.refusal } : {}), ...(judged.body === undefined ? {} : { body: judged.body }) };
+    const bodyText = takesBody ? this.decoded(bytes, headers["content-encoding"]) : undefined;
+    return this.judgement.request({ method, target, headers, ...(bodyText === undefined ? {} : { bodyText }) });
   }
 
   /** Status and content type of a response, and the judge of its body when there is one to judge. */
@@ -81,14 +72,9 @@ export class Judge {
     if (!plan) {
       if (this.plans.size >= 1024) this.plans.clear();
       const judged = this.judgement.answerPlan(operation, method, status, headers["content-type"]);
-      plan = { errors: judged.problems, ...(judged.body === "none" ? {} : { judgeBody: (text: string) => this.judgement.answerBody(judged, text).problems }) };
+      plan = { errors: judged.problems, ...(judged.body === "none" ? {} : { judgeBody: (bytes: Buffer, encoding: string | undefined) => this.judgement.answerBody(judged, this.decoded(bytes, encoding)).problems }) };
       this.plans.set(key, plan);
     }
     return plan;
-  }
-
-  /** Decodes a response body from its content coding and judges it. */
-  responseBody(plan: ResponsePlan, bytes: Buffer, encoding: string | undefined, limit: number): RuleError[] {
-    return plan.judgeBody!(decodeBody(bytes, encoding, limit).toString("utf8"));
   }
 }

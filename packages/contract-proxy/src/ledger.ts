@@ -1,30 +1,15 @@
 // What the proxy has seen: its counts, its most recent report lines, the report file, the
-// coverage of the traffic and the known differences used. The relaying, fault injection and
-// webhook relay write here and read nothing back but the counts.
+// coverage of the traffic and the known differences used. The stages write here and read back
+// only whether known differences explain a violation, and how to hide the credentials in a text.
 import { writeFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { CoverageRecorder, KnownDifferences, type JsonObject, type KnownDifference, type SentRequest } from "@api-contracts/contract-core";
+import { CoverageRecorder, KnownDifferences, redactor, truncate, type FaultDecision, type JsonObject, type KnownDifference, type OperationInfo, type SentRequest, type WebhookInfo } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
-import { ReportFile, boundedInjected, boundedViolation, knownReason, secretsOf, type InjectedLine, type StaleLine, type Violation } from "./report.js";
-
-export interface ProxyCounts {
-  exchanges: number;
-  violations: number;
-  /** Violations a known difference explains: reported, not counted in `violations`. */
-  known: number;
-  /** Bodies larger than the judging limit, passed through unjudged. */
-  notJudged: number;
-  /** Exchanges a faults rule fired on. */
-  injected: number;
-  /** Webhook calls relayed (`webhooks`). */
-  deliveries: number;
-}
-
-/** How many report lines `violations` keeps; the report file keeps them all. */
-export const RECENT_VIOLATIONS = 1_000;
+import { RECENT_VIOLATIONS, type ProxyCounts, type Settings } from "./options.js";
+import { ReportFile, boundedPath, boundedViolation, credentialShapes, knownReason, secretsOf, type InjectedLine, type StaleLine, type Violation } from "./report.js";
 
 /** What the ledger reads of an exchange. */
-export interface LedgerExchange {
+interface LedgerExchange {
   method: string;
   path: string;
   operation: { operationId: string } | undefined;
@@ -36,16 +21,21 @@ export interface LedgerExchange {
   sent: SentRequest;
 }
 
-export interface LedgerOptions {
-  service: string;
-  /** The bundle the coverage is counted against. */
-  document: JsonObject;
-  /** Hides credentials in text: the request's own, and anything shaped like the API's keys. */
-  redact: (text: string, secrets: readonly string[]) => string;
-  report?: string;
-  coverage?: string;
-  knownDifferences?: readonly KnownDifference[];
-  onViolation?: (violation: Violation) => void;
+/** What one exchange has learned so far, as it passes intake, fault injection and relaying; written out just before its answer's head goes to the client. */
+export interface Exchange extends LedgerExchange {
+  /** The request target in origin-form: path and query. */
+  target: string;
+  operation: OperationInfo | undefined;
+  /**
+   * A fired `slow-body` rule, reported only once the upstream's answer shows whether it applies:
+   * only an answer read whole is trickled to the client.
+   */
+  slowBody?: { operationId: string; decision: FaultDecision };
+}
+
+/** A body not judged (too large, or not decodable), for {@link LedgerExchange.unjudged}: reported, not a violation. */
+export function notJudged(direction: "request" | "response", reason: string): LedgerExchange["unjudged"][number] {
+  return { direction, error: { in: "body", pointer: "", keyword: "judgeLimit", message: `not judged: ${reason}` } };
 }
 
 export class Ledger {
@@ -54,11 +44,14 @@ export class Ledger {
   readonly coverage: CoverageRecorder;
   private readonly report: ReportFile | undefined;
   private readonly known: KnownDifferences | undefined;
+  private readonly credentialShapes: RegExp;
 
-  constructor(private readonly options: LedgerOptions) {
+  /** `document` is the bundle the coverage is counted against. */
+  constructor(private readonly options: Settings, document: JsonObject) {
     this.report = options.report === undefined ? undefined : new ReportFile(options.report);
     this.known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
-    this.coverage = new CoverageRecorder(options.service, options.document);
+    this.coverage = new CoverageRecorder(options.api.name, document);
+    this.credentialShapes = credentialShapes(options.api.keyPrefix);
     this.writeCoverage();
   }
 
@@ -67,8 +60,9 @@ export class Ledger {
     if (this.options.coverage !== undefined) writeFileSync(this.options.coverage, `${JSON.stringify(this.coverage.report(), null, 2)}\n`);
   }
 
-  private redactFor(ex: LedgerExchange): (text: string) => string {
-    return (text) => this.options.redact(text, secretsOf(ex.headers));
+  /** Hides in text the credentials the exchange's request carries, in any letter case, and anything shaped like a key. */
+  redactFor(ex: LedgerExchange): (text: string) => string {
+    return redactor(secretsOf(ex.headers), this.credentialShapes);
   }
 
   /** Why each error of a violation is accepted; undefined unless every one of them is. */
@@ -87,11 +81,11 @@ export class Ledger {
   }
 
   /** Writes one report line; returns 1 when it counts as a violation. */
-  record(ex: LedgerExchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): number {
+  private record(ex: LedgerExchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): number {
     const whys = judged ? this.explained(ex, status, direction, found) : undefined;
     const line: Violation = {
       time: new Date().toISOString(),
-      service: this.options.service,
+      service: this.options.api.name,
       operationId: ex.operation?.operationId ?? null,
       method: ex.method,
       path: ex.path,
@@ -125,10 +119,21 @@ export class Ledger {
     return count;
   }
 
+  /**
+   * Counts a webhook call relayed, and writes what it broke (none when it kept the contract) and why
+   * its body was not judged; `status` is what its sender got.
+   */
+  delivery(call: Pick<LedgerExchange, "method" | "path" | "headers">, webhook: WebhookInfo | undefined, status: number, errors: RuleError[], unjudged?: string): void {
+    this.counts.deliveries++;
+    const ex: LedgerExchange = { ...call, operation: webhook, requestErrors: [], unjudged: [], sent: {} };
+    if (errors.length > 0) this.record(ex, status, "delivery", errors);
+    if (unjudged) this.record(ex, status, "delivery", [notJudged("request", unjudged).error], false);
+  }
+
   /** Writes the line of an exchange a faults rule fired on, and counts it. */
   injected(ex: LedgerExchange, operationId: string, injected: InjectedLine["injected"]): InjectedLine {
     this.counts.injected++;
-    const line = boundedInjected({ time: new Date().toISOString(), service: this.options.service, operationId, method: ex.method, path: ex.path, injected }, this.redactFor(ex));
+    const line = { time: new Date().toISOString(), service: this.options.api.name, operationId, method: truncate(ex.method, 20), path: boundedPath(this.redactFor(ex)(ex.path)), injected };
     this.report?.write(line);
     return line;
   }
@@ -144,7 +149,7 @@ export class Ledger {
       this.writeCoverage();
     } finally {
       for (const entry of this.stale()) {
-        const line: StaleLine = { time: new Date().toISOString(), service: this.options.service, stale: entry };
+        const line: StaleLine = { time: new Date().toISOString(), service: this.options.api.name, stale: entry };
         this.report?.write(line);
       }
       this.report?.close();

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { ERROR_LIMIT, redactor, truncate, type KnownDifference } from "@api-contracts/contract-core";
+import { ERROR_LIMIT, describeProblem, truncate, type KnownDifference } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
 
 /** One line of the report: a request or a response that broke the contract, or could not be judged. */
@@ -56,8 +56,7 @@ export interface StaleLine {
  * the upstream answered before it for a response (`400 body must have required property 'code'`).
  */
 export function knownReason(direction: Violation["direction"], status: number, error: RuleError): string {
-  const text = `${error.in}${error.pointer} ${error.message}`;
-  return direction === "response" ? `${status} ${text}` : text;
+  return direction === "response" ? `${status} ${describeProblem(error)}` : describeProblem(error);
 }
 
 /** Longest report line, in bytes of JSON; errors are dropped from the end to stay below it. */
@@ -84,15 +83,13 @@ export function secretsOf(headers: IncomingHttpHeaders): string[] {
   const apiKey = headers["x-api-key"];
   for (const value of Array.isArray(apiKey) ? apiKey : [apiKey]) add(value);
   for (const pair of (headers.cookie ?? "").split(";")) add(pair.slice(pair.indexOf("=") + 1));
-  // Longest first, so that a token inside a longer header value is not left half-hidden.
-  return found.sort((a, b) => b.length - a.length);
+  return found;
 }
 
-/** Hides credentials in text: the request's own (in any letter case), bearer tokens, and anything shaped like the API's keys. */
-export function credentialRedactor(keyPrefix: string): (text: string, secrets: readonly string[]) => string {
+/** What the API's keys and bearer tokens look like, to hide them in text beside the request's own credentials. */
+export function credentialShapes(keyPrefix: string): RegExp {
   const prefix = keyPrefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const shaped = new RegExp(`(?<![A-Za-z0-9])${prefix}[A-Za-z0-9_\\-]+|\\bBearer\\s+[A-Za-z0-9\\-._~+/]+=*`, "gi");
-  return (text, secrets) => redactor(secrets, shaped)(text);
+  return new RegExp(`(?<![A-Za-z0-9])${prefix}[A-Za-z0-9_\\-]+|\\bBearer\\s+[A-Za-z0-9\\-._~+/]+=*`, "gi");
 }
 
 /** A violation cut to the report's bounds, its texts redacted. */
@@ -103,16 +100,14 @@ export function boundedViolation(violation: Violation, redact: (text: string) =>
     keyword: truncate(e.keyword, 40),
     message: truncate(redact(e.message), MESSAGE_LENGTH),
   }));
-  const bounded: Violation = { ...violation, path: truncate(redact(violation.path), PATH_LENGTH), method: truncate(violation.method, 20), errors };
+  const bounded: Violation = { ...violation, path: boundedPath(redact(violation.path)), method: truncate(violation.method, 20), errors };
   if (violation.known) bounded.known = violation.known.slice(0, ERROR_LIMIT).map((why) => truncate(why, MESSAGE_LENGTH));
   while (bounded.errors.length > 1 && Buffer.byteLength(JSON.stringify(bounded)) > REPORT_LINE_LIMIT) bounded.errors.pop();
   return bounded;
 }
 
-/** An injected line with its path redacted and cut to the report's bounds. */
-export function boundedInjected(line: InjectedLine, redact: (text: string) => string): InjectedLine {
-  return { ...line, path: truncate(redact(line.path), PATH_LENGTH), method: truncate(line.method, 20) };
-}
+/** A request path, already redacted, cut to the report's bounds. */
+export const boundedPath = (path: string) => truncate(path, PATH_LENGTH);
 
 /** Appends report lines to a file as they happen; each write is whole before the answer goes out. */
 export class ReportFile {

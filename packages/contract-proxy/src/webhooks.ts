@@ -1,7 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
-// By its file, not its name: Bun answers `import "undici"` with a stand-in of its own whose Pool cannot dispatch.
-import { Pool } from "undici/index.js";
+import type { Readable } from "node:stream";
 import {
   DELIVERY_ORDER_GRACE_MS,
   askedFindings,
@@ -14,18 +12,19 @@ import {
   problemsOf,
   webhookSubscription,
   type JobToJudge,
-  type JsonObject,
   type OpenApiValidators,
   type WebhookInfo,
 } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
-import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, readUpTo } from "./wire.js";
+import type { Ledger } from "./ledger.js";
+import type { Settings } from "./options.js";
+import { bodyOf, endToEnd, forwardedHeaders, pairsOf, poolTo, readUpTo, stopServer } from "./wire.js";
 
 /** How many jobs started through the proxy are remembered for judging their calls; the oldest is forgotten first. */
-export const REMEMBERED_JOBS = 1_000;
+const REMEMBERED_JOBS = 1_000;
 
 /** Calls of one job whose order is judged; later ones are still judged on their own. */
-export const REMEMBERED_CALLS = 1_000;
+const REMEMBERED_CALLS = 1_000;
 
 /** A job (a crawl) started through the proxy with a webhook, and its calls so far. */
 interface Job {
@@ -81,45 +80,27 @@ export class StartedJobs {
   }
 }
 
-export interface WebhookRelayOptions {
-  validators: OpenApiValidators;
-  jobs: StartedJobs;
-  /** Base URL calls are forwarded to: the call's path and query are appended to its path. */
-  to: URL;
-  host: string;
-  port: number;
-  /** The secret calls are signed with; their signature is judged when given. */
-  secret?: string;
-  judgeLimit: number;
-  /** Longest silence from the receiver forwarded to, in milliseconds. */
-  timeoutMs: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  /** Told of each call relayed: what it broke (none when it kept the contract), and the status its sender got. */
-  onCall(call: { webhook: WebhookInfo | undefined; method: string; path: string; status: number; errors: RuleError[]; notJudged?: string; headers: IncomingMessage["headers"] }): void;
-}
-
 /**
  * The proxy's second server: the webhook calls the upstream makes are pointed at it, judged
  * (contract-core's validateDelivery, the signature with the given secret, and for jobs started
  * through the proxy what their webhook asked and the order of their calls), and forwarded unchanged
  * to the receiver they were meant for; its answer goes back to the upstream.
  */
-export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const pool = new Pool(options.to.origin, { connections: 64, connectTimeout: options.timeoutMs, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
-  const basePath = options.to.pathname.replace(/\/+$/, "");
-  const webhooks = options.validators.listWebhooks();
+export async function startWebhookRelay(settings: Settings, validators: OpenApiValidators, jobs: StartedJobs, ledger: Ledger): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const { judgeLimit, upstreamTimeout } = settings;
+  const { host = settings.host, port = 0, secret } = settings.webhooks!;
+  // Calls are forwarded to `to`, their path and query appended to its path.
+  const to = settings.webhooksTo!;
+  const pool = poolTo(to.origin, 64, upstreamTimeout);
+  const basePath = to.pathname.replace(/\/+$/, "");
+  const webhooks = validators.listWebhooks();
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | AsyncGenerator<Buffer>, done: (status: number) => void): void => {
-    const headers = endToEnd(req.rawHeaders, NOT_FORWARDED_IN_REQUESTS);
-    headers.push("host", options.to.host);
-    if (Buffer.isBuffer(body) && req.headers["transfer-encoding"] !== undefined) headers.push("content-length", String(body.length));
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | Readable, done: (status: number) => void): void => {
+    const headers = forwardedHeaders(req, to.host, Buffer.isBuffer(body) ? body : undefined);
     pool
-      .request({ method: (req.method ?? "POST") as "POST", path: basePath + (req.url ?? "/"), headers, body: Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }) })
+      .request({ method: (req.method ?? "POST") as "POST", path: basePath + (req.url ?? "/"), headers, body })
       .then(async (answer) => {
-        const pairs: string[] = [];
-        for (const [name, value] of Object.entries(answer.headers)) for (const one of [value].flat()) if (one !== undefined) pairs.push(name, String(one));
-        res.writeHead(answer.statusCode, endToEnd(pairs, new Set()));
+        res.writeHead(answer.statusCode, endToEnd(pairsOf(answer.headers), new Set()));
         for await (const chunk of answer.body) res.write(chunk);
         res.end();
         done(answer.statusCode);
@@ -134,15 +115,12 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? "/").split("?")[0]!;
     const method = (req.method ?? "POST").toUpperCase();
-    const report = (webhook: WebhookInfo | undefined, errors: RuleError[], notJudged?: string) => (status: number) => options.onCall({ webhook, method, path, status, errors, headers: req.headers, ...(notJudged ? { notJudged } : {}) });
-    const tooLarge = (read: Buffer[]) => forward(req, res, bodyOf(read, req), report(undefined, [], `the body is larger than ${options.judgeLimit} bytes`));
-    if (Number(req.headers["content-length"]) > options.judgeLimit) return tooLarge([]);
-    readUpTo(req, options.judgeLimit, {
-      overflow: tooLarge,
-      error: () => undefined,
+    const report = (webhook: WebhookInfo | undefined, errors: RuleError[], notJudged?: string) => (status: number) => ledger.delivery({ method, path, headers: req.headers }, webhook, status, errors, notJudged);
+    readUpTo(req, judgeLimit, {
+      overflow: (read) => forward(req, res, bodyOf(read, req), report(undefined, [], `the body is larger than ${judgeLimit} bytes`)),
       end: (bytes) => {
-        const verdict = options.validators.validateDelivery({ headers: req.headers, body: bytes }, { secret: options.secret });
-        const errors = [...problemsOf(verdict.errors), ...options.jobs.judge(verdict.payload, req.headers, Date.now(), verdict.event !== undefined)];
+        const verdict = validators.validateDelivery({ headers: req.headers, body: bytes }, { secret });
+        const errors = [...problemsOf(verdict.errors), ...jobs.judge(verdict.payload, req.headers, Date.now(), verdict.event !== undefined)];
         const wrongMethod = methodProblem(method);
         if (wrongMethod) errors.unshift(wrongMethod);
         forward(req, res, bytes, report(webhooks.find((webhook) => webhook.event === verdict.event), errors));
@@ -150,24 +128,13 @@ export async function startWebhookRelay(options: WebhookRelayOptions): Promise<{
     });
   };
 
-  const server = createEdgeServer({ requestTimeoutMs: options.requestTimeoutMs, headersTimeoutMs: options.headersTimeoutMs, idleTimeoutMs: options.timeoutMs + 5_000 }, handle);
-  const where = await listen(server, options.port, options.host);
+  const server = createEdgeServer({ requestTimeoutMs: settings.requestTimeout, headersTimeoutMs: settings.headersTimeout, idleTimeoutMs: upstreamTimeout + 5_000 }, handle);
+  const where = await listen(server, port, host);
   return {
     ...where,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close(() => pool.destroy().then(() => resolve(), reject));
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      await stopServer(server);
+      await pool.destroy();
+    },
   };
-}
-
-/** The answer body of a started job, parsed, for {@link StartedJobs.note}; undefined when it is not JSON. */
-export function parsedAnswer(bytes: Buffer): JsonObject | undefined {
-  try {
-    const value: unknown = JSON.parse(bytes.toString("utf8"));
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

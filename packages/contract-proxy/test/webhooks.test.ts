@@ -116,8 +116,10 @@ describe("contract-proxy webhooks", () => {
     }
   });
 
-  it("refuses a webhooks target that is not an http URL", async () => {
+  it("refuses a webhooks target that is not an http URL, naming its scheme and not the credentials in it", async () => {
     await expect(startContractProxy({ service: "webdata", upstream: upstream.url, webhooks: { to: "ftp://files.example" } })).rejects.toThrow(/webhooks\.to must be an http or https URL/);
+    const refusal = await startContractProxy({ service: "webdata", upstream: upstream.url, webhooks: { to: "ftp://hooks:s3cret-token@files.example" } }).catch((error: Error) => error.message);
+    expect(refusal).toBe("webhooks.to must be an http or https URL, got ftp:");
   });
 
   it("the command prints the webhook URL on its second line and counts the calls it relayed", async () => {
