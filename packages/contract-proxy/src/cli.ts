@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { counted, FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, type FaultsOptions, type KnownDifference } from "@api-contracts/contract-core";
+import { counted, FaultsError, KnownDifferencesError, formatCoverage, listApis, loadFaults, loadKnownDifferences, type KnownDifference } from "@api-contracts/contract-core";
+import { describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
 import { startContractProxy, type ContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 

@@ -4,18 +4,8 @@ import { Readable } from "node:stream";
 import { Pool, errors, type Dispatcher } from "undici/index.js";
 import {
   ContractErrors,
-  FaultInjector,
   MAX_LATENCY_MS,
-  createEdgeServer,
-  delayAnswer,
-  endSlowly,
   getApi,
-  hangConnection,
-  listen,
-  resetConnection,
-  type FaultDecision,
-  type FaultsOptions,
-  type LingerBounds,
   type ApiName,
   type Coverage,
   type ErrorReply,
@@ -24,6 +14,18 @@ import {
   type Problem,
   type SentRequest,
 } from "@api-contracts/contract-core";
+import {
+  FaultInjector,
+  createEdgeServer,
+  delayAnswer,
+  endSlowly,
+  hangConnection,
+  listen,
+  resetConnection,
+  type FaultDecision,
+  type FaultsOptions,
+  type LingerBounds,
+} from "@api-contracts/contract-core/server";
 import { Judge, NotJudged, decodeBody, queryOf, type ResponsePlan, type RuleError } from "./judge.js";
 import { StartedJobs, parsedAnswer, startWebhookRelay } from "./webhooks.js";
 import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, joinChunks, readUpTo } from "./wire.js";

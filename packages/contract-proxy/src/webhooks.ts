@@ -5,10 +5,8 @@ import { Pool } from "undici/index.js";
 import {
   DELIVERY_ORDER_GRACE_MS,
   askedFindings,
-  createEdgeServer,
   isObject,
   jobEventsOf,
-  listen,
   methodProblem,
   orderFindings,
   problemsOf,
@@ -18,6 +16,7 @@ import {
   type OpenApiValidators,
   type WebhookInfo,
 } from "@api-contracts/contract-core";
+import { createEdgeServer, listen } from "@api-contracts/contract-core/server";
 import type { RuleError } from "./judge.js";
 import { NOT_FORWARDED_IN_REQUESTS, bodyOf, endToEnd, readUpTo } from "./wire.js";
 

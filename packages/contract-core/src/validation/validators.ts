@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { escapePointer, isObject, unescapePointer, type JsonObject } from "./pointer.js";
-import { documentedResponseFor, walkOperations, type WalkedOperation, type WalkedParameter } from "./walk.js";
-import { checkWebhookSignature, normalizeHeaders, walkWebhooks, webhookSignatureScheme, type SignatureCheck, type WebhookHeaders, type WebhookSignatureScheme } from "./webhooks.js";
+import { escapePointer, isObject, unescapePointer, type JsonObject } from "../document/pointer.js";
+import { documentedResponseFor, walkOperations, walkWebhooks, type WalkedOperation, type WalkedParameter } from "../document/walk.js";
+import { checkWebhookSignature, webhookSignatureScheme, type SignatureCheck, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import { addXRules } from "./x-rules.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -94,7 +94,7 @@ export type WebhookValidators = RequestValidators & { event: string };
 /** A call as a receiver got it. */
 export interface Delivery {
   /** Header values by name, in any case. */
-  headers: WebhookHeaders;
+  headers: HeaderValues;
   /** The body exactly as received, before parsing: the signature is computed over these bytes. */
   body: string | Uint8Array;
 }
@@ -183,6 +183,21 @@ export function fieldErrors(errors: readonly ErrorObject[] | null | undefined, w
     found.push({ in: where, path: errorPath(error), keyword: error.keyword, params, message: error.message ?? "is invalid" });
   }
   return found;
+}
+
+/** Header values by any-case name, as Node and fetch hand them over; a repeated header may come as a list. */
+export type HeaderValues = Record<string, string | readonly string[] | undefined>;
+
+/** Lower-case names, one string per header (a repeated header's values joined with `, `, as RFC 9110 §5.3 allows). */
+export function normalizeHeaders(headers: HeaderValues): Record<string, string> {
+  const normalized: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const joined = typeof value === "string" ? value : value.join(", ");
+    const key = name.toLowerCase();
+    normalized[key] = key in normalized ? `${normalized[key]}, ${joined}` : joined;
+  }
+  return normalized;
 }
 
 export function isJsonMediaType(mediaType: string): boolean {
@@ -422,9 +437,7 @@ export class OpenApiValidators {
    */
   validateDelivery(delivery: Delivery, options: DeliveryOptions = {}): DeliveryVerdict {
     const verdict: DeliveryVerdict = { errors: [] };
-    const add = (found: FieldError[]) => {
-      for (const error of found) if (verdict.errors.length < ERROR_LIMIT) verdict.errors.push(error);
-    };
+    const add = (found: FieldError[]) => addBounded(verdict.errors, found);
     const headers = normalizeHeaders(delivery.headers);
     let text: string;
     try {
@@ -553,9 +566,7 @@ export class OpenApiValidators {
     const groups = [headers, query, pathParams].filter((g) => g.names.length > 0);
     const validate = (request: RequestParts): FieldError[] => {
       const errors: FieldError[] = [];
-      const add = (found: FieldError[]) => {
-        for (const error of found) if (errors.length < ERROR_LIMIT) errors.push(error);
-      };
+      const add = (found: FieldError[]) => addBounded(errors, found);
       if (body) {
         if (request.body === undefined) {
           if (bodyRequired) errors.push({ in: "body", path: [], keyword: "required", params: {}, message: "is required" });
@@ -574,6 +585,11 @@ export class OpenApiValidators {
 
     return { ...info(op), parameters, body, bodyRequired, pathParams: pathParams.validate, query: query.validate, headers: headers.validate, validate };
   }
+}
+
+/** Adds errors to a list until it holds {@link ERROR_LIMIT}. */
+function addBounded(errors: FieldError[], found: readonly FieldError[]): void {
+  for (const error of found) if (errors.length < ERROR_LIMIT) errors.push(error);
 }
 
 function info(op: Operation): OperationInfo {

@@ -1,7 +1,7 @@
 // What an injected error status looks like: the operation's own documented answer at that status,
 // so that a mock and a proxy inject the same bytes a client of the contract is promised.
-import { follow, isObject } from "../pointer.js";
-import { isJsonMediaType, type OpenApiValidators } from "../validators.js";
+import { follow, isObject } from "./pointer.js";
+import { isJsonMediaType, type OpenApiValidators } from "../validation/validators.js";
 
 /** An answer made up by an injected rule: status, headers and the JSON body, as bytes. */
 export interface InjectedAnswer {

@@ -1,10 +1,10 @@
 // What an injected fault does to a node:http exchange. Every timer is bounded and cleared as soon as
 // the connection closes, so that no fault outlives its client or keeps a closing server open.
 import type { ServerResponse } from "node:http";
-import type { InjectedAnswer } from "./answers.js";
+import type { InjectedAnswer } from "../../document/answers.js";
 
 /** A slow body goes out in this many pieces (fewer for a shorter body)... */
-export const SLOW_BODY_PIECES = 10;
+const SLOW_BODY_PIECES = 10;
 /** ...one every this many milliseconds after the first, which goes with the headers. */
 export const SLOW_BODY_INTERVAL_MS = 200;
 

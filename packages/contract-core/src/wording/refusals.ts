@@ -1,6 +1,6 @@
-import { getApi, loadBundle, type ApiDefinition, type ApiName } from "./registry.js";
-import { isJsonMediaType, OpenApiValidators, type ValidatorOptions } from "./validators.js";
-import { documentedResponseFor } from "./walk.js";
+import { getApi, loadBundle, type ApiDefinition, type ApiName } from "../document/registry.js";
+import { documentedResponseFor } from "../document/walk.js";
+import { isJsonMediaType, OpenApiValidators, type ValidatorOptions } from "../validation/validators.js";
 import type { ErrorReply, Problem, WordingContext } from "./wording.js";
 
 /** The reply of a registered API to a problem, in its documented error shape. */
