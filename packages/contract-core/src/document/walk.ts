@@ -78,7 +78,7 @@ export function documentedResponseFor(responses: WalkedResponse[], status: numbe
 }
 
 /** The examples of a media type or parameter object: named ones (through their `$ref`s), then `example`. */
-function examplesOf(document: JsonObject, owner: JsonObject): NamedExample[] {
+export function examplesOf(document: JsonObject, owner: JsonObject): NamedExample[] {
   const found: NamedExample[] = [];
   if (isObject(owner.examples)) {
     for (const [name, raw] of Object.entries(owner.examples)) {

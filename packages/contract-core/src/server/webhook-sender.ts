@@ -99,10 +99,7 @@ export class WebhookSequence {
    * under `maxPending`, so that a receiver never gets a sequence with a hole in it.
    */
   push(...calls: WebhookCall[]): boolean {
-    if (!this.deliverer.reserve(calls.length)) {
-      for (const call of calls) this.deliverer.report(call, "dropped", 0, { error: "too many calls pending" });
-      return false;
-    }
+    if (!this.deliverer.reserve(calls)) return false;
     this.waiting.push(...calls);
     void this.drain();
     return true;
@@ -116,11 +113,6 @@ export class WebhookSequence {
     this.waiting.splice(0, this.waiting.length, ...kept);
     for (const call of dropped) this.deliverer.release(call, "cancelled");
     return dropped.length;
-  }
-
-  /** Calls waiting (not yet sent). */
-  get waitingCount(): number {
-    return this.waiting.length;
   }
 
   /** Resolves once nothing is waiting or in flight. */
@@ -196,10 +188,7 @@ export class WebhookDeliverer {
 
   /** Sends one call on its own, at once; false (and a `dropped` report) when `maxPending` calls are pending. */
   send(call: WebhookCall): boolean {
-    if (!this.reserve(1)) {
-      this.report(call, "dropped", 0, { error: "too many calls pending" });
-      return false;
-    }
+    if (!this.reserve([call])) return false;
     void this.dispatch(call);
     return true;
   }
@@ -223,10 +212,13 @@ export class WebhookDeliverer {
     await this.settled();
   }
 
-  /** @internal Takes `count` places under `maxPending`, all or none. */
-  reserve(count: number): boolean {
-    if (this.closed || this.pendingCount + count > this.limits.maxPending) return false;
-    this.pendingCount += count;
+  /** @internal Takes places for the calls under `maxPending`, all or none: false, and each reported `dropped`, when they do not fit. */
+  reserve(calls: readonly WebhookCall[]): boolean {
+    if (this.closed || this.pendingCount + calls.length > this.limits.maxPending) {
+      for (const call of calls) this.report(call, "dropped", 0, { error: "too many calls pending" });
+      return false;
+    }
+    this.pendingCount += calls.length;
     return true;
   }
 

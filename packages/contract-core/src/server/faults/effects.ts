@@ -20,18 +20,10 @@ function unlessClosed(res: ServerResponse, ms: number, fire: () => void): void {
 
 /** Resolves `true` after `ms`, or `false` as soon as the client goes away. */
 export function delayAnswer(res: ServerResponse, ms: number): Promise<boolean> {
-  if (ms <= 0) return Promise.resolve(!res.destroyed);
+  if (ms <= 0 || res.destroyed) return Promise.resolve(!res.destroyed);
   return new Promise((resolve) => {
-    if (res.destroyed) return resolve(false);
-    const timer = setTimeout(() => {
-      res.off("close", gone);
-      resolve(!res.destroyed);
-    }, ms);
-    const gone = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    res.once("close", gone);
+    unlessClosed(res, ms, () => resolve(!res.destroyed));
+    res.once("close", () => resolve(false));
   });
 }
 
