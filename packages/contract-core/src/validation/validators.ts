@@ -24,15 +24,8 @@ export interface ValidatorOptions {
   now?: () => number;
 }
 
-export interface OperationInfo {
-  operationId: string;
-  /** Upper case: `POST`. */
-  method: string;
-  /** The path template as the description writes it: `/v2/crawl/{id}`. */
-  path: string;
-  /** JSON pointer of the operation object in the document. */
-  pointer: string;
-}
+/** Which operation: its operationId, method (upper case), path template and JSON pointer. */
+export type OperationInfo = Pick<WalkedOperation, "operationId" | "method" | "path" | "pointer">;
 
 export type Parameter = Omit<WalkedParameter, "object">;
 
@@ -383,23 +376,8 @@ export class OpenApiValidators {
     this.now = options.now ?? Date.now;
     this.compilers = new Compilers(document, this.now);
     this.webhookSignature = webhookSignatureScheme(document);
-    this.webhookOperations = walkWebhooks(document).map((walked) => ({
-      operationId: walked.operationId,
-      method: walked.method,
-      path: walked.path,
-      pointer: walked.pointer,
-      walked,
-      event: walked.event,
-      match: () => ({}),
-    }));
-    this.operations = walkOperations(document).map((walked) => ({
-      operationId: walked.operationId,
-      method: walked.method,
-      path: walked.path,
-      pointer: walked.pointer,
-      walked,
-      match: pathMatcher(walked.path),
-    }));
+    this.webhookOperations = walkWebhooks(document).map((walked) => ({ ...info(walked), walked, event: walked.event, match: () => ({}) }));
+    this.operations = walkOperations(document).map((walked) => ({ ...info(walked), walked, match: pathMatcher(walked.path) }));
   }
 
   /** Every operation, in document order. */
@@ -592,6 +570,6 @@ function addBounded(errors: FieldError[], found: readonly FieldError[]): void {
   for (const error of found) if (errors.length < ERROR_LIMIT) errors.push(error);
 }
 
-function info(op: Operation): OperationInfo {
+function info(op: OperationInfo): OperationInfo {
   return { operationId: op.operationId, method: op.method, path: op.path, pointer: op.pointer };
 }
