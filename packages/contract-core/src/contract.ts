@@ -2,7 +2,8 @@
  * What the contract says, apart from how servers behave: the validators, the operation and webhook
  * walkers, JSON pointers, the x-rules and each API's error wording. This entry imports no Node
  * built-in, so a browser (the docs console) judges with the same code as the kit and the proxy.
- * The package's main entry re-exports it beside the server machinery and the file loaders.
+ * The package's main entry re-exports it beside the registry and the file formats; how servers
+ * behave is the `./server` entry's.
  */
 export {
   OpenApiValidators,
@@ -11,6 +12,7 @@ export {
   usefulErrors,
   matchMediaType,
   isJsonMediaType,
+  normalizeHeaders,
   ERROR_LIMIT,
   FULL_REPORT_NODE_LIMIT,
   type ValidatorOptions,
@@ -26,28 +28,28 @@ export {
   type Delivery,
   type DeliveryOptions,
   type DeliveryVerdict,
-} from "./validators.js";
-export { signWebhook, walkWebhooks, type WalkedWebhook, type WebhookSignatureScheme } from "./webhooks.js";
-export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./pointer.js";
+  type HeaderValues,
+} from "./validation/validators.js";
+export { signWebhook, type WebhookSignatureScheme } from "./webhooks/signature.js";
+export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./document/pointer.js";
 export {
   HTTP_METHODS,
-  documentedResponseFor,
   walkOperations,
-  walkOperation,
+  walkWebhooks,
   type WalkedOperation,
+  type WalkedWebhook,
   type WalkedParameter,
   type WalkedRequestBody,
   type WalkedResponse,
   type MediaEntry,
   type NamedExample,
-} from "./walk.js";
-export { X_RULE_KINDS, acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, utf16Length, type UrlRule, type XRule } from "./x-rules.js";
+} from "./document/walk.js";
+export { acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, type UrlRule, type XRule } from "./validation/x-rules.js";
 export {
   entitlementsWording,
   webdataWording,
   describeFieldError,
   fieldMessage,
-  fieldName,
   truncate,
   MESSAGE_LIMIT,
   ERROR_BODY_LIMIT,
@@ -55,11 +57,10 @@ export {
   type ErrorReply,
   type ErrorWording,
   type WordingContext,
-} from "./wording.js";
+} from "./wording/wording.js";
 export {
   ExchangeJudge,
   describeProblem,
-  pointerOf,
   problemsOf,
   queryOf,
   summarizeAnswer,
@@ -69,12 +70,11 @@ export {
   type AnswerPlan,
   type AnswerToJudge,
   type ContractProblem,
-  type HeaderValues,
   type ProblemPart,
   type RequestJudgement,
   type RequestToJudge,
-} from "./judgement.js";
-export { counted } from "./counted.js";
-export { authorizationProblem, type UnauthorizedReason } from "./authorization.js";
-export { redactor, REDACTED } from "./redact.js";
-export { withDefaultScheme } from "./default-scheme.js";
+} from "./judgement/exchange.js";
+export { authorizationProblem, type UnauthorizedReason } from "./judgement/authorization.js";
+export { counted } from "./wording/counted.js";
+export { redactor, REDACTED } from "./wording/redact.js";
+export { withDefaultScheme } from "./validation/default-scheme.js";

@@ -1,39 +1,16 @@
+// What the contract says (the `./contract` entry, which a browser runs too), the registry of APIs
+// and the file formats that cross packages. How servers behave is the `./server` entry's.
 export * from "./contract.js";
+export { checkWebhookSignature, webhookSignatureScheme, type SignOptions, type SignatureFailure, type SignatureCheck, type SignatureCheckOptions } from "./webhooks/signature.js";
 export {
-  WEBHOOK_SIGNATURE_SCHEMES,
-  walkWebhooks,
-  webhookSignatureScheme,
-  normalizeHeaders,
-  signWebhook,
-  checkWebhookSignature,
-  type WalkedWebhook,
-  type WebhookSignatureScheme,
-  type WebhookHeaders,
-  type SignOptions,
-  type SignatureFailure,
-  type SignatureCheck,
-  type SignatureCheckOptions,
-} from "./webhooks.js";
-export {
-  DEFAULT_DELIVERY_LIMITS,
   DELIVERY_ORDER_GRACE_MS,
-  subscriptionMismatches,
-  type SubscriptionMismatch,
-  WebhookDeliverer,
-  WebhookSequence,
-  describeDeliveryReport,
-  jobEventCall,
   subscribesTo,
+  subscriptionMismatches,
   takesWebhook,
   webhookSubscription,
-  type DeliveryLimits,
-  type DeliveryOutcome,
-  type DeliveryReport,
-  type JobEvent,
-  type WebhookCall,
-  type WebhookDelivererOptions,
+  type SubscriptionMismatch,
   type WebhookSubscription,
-} from "./deliveries.js";
+} from "./webhooks/subscriptions.js";
 export {
   askedFindings,
   describeFinding,
@@ -47,28 +24,27 @@ export {
   type JobFinding,
   type JobJudgeOptions,
   type JobToJudge,
-} from "./job-judgement.js";
+} from "./judgement/jobs.js";
+export { registerApi, listApis, getApi, loadBundle, bundleFiles, type ApiName, type ApiDefinition, type BundleSource } from "./document/registry.js";
+export { documentedAnswer, type InjectedAnswer } from "./document/answers.js";
+export { ContractErrors, refusal } from "./wording/refusals.js";
 export {
-  registerApi,
-  listApis,
-  getApi,
-  loadBundle,
-  bundleFiles,
-  type ApiName,
-  type ApiDefinition,
-  type BundleSource,
-} from "./registry.js";
-export { ContractErrors, refusal } from "./refusals.js";
-export { DEFAULT_LINGER, answerParserError, answerParserErrors, createEdgeServer, lingerOnClose, listen, parserProblem, rawHttpAnswer, type LingerBounds, type ServerLimits } from "./http-edge.js";
-export {
-  KnownDifferences,
-  KnownDifferencesError,
-  KNOWN_DIFFERENCES_FILE_LIMIT,
-  loadKnownDifferences,
-  parseKnownDifferences,
-  type KnownDifference,
-} from "./known-differences.js";
-export * from "./faults/index.js";
+  FAULTS_FILE_LIMIT,
+  MAX_LATENCY_MS,
+  FaultsError,
+  checkFaultTargets,
+  faultsSchema,
+  loadFaults,
+  parseFaults,
+  type CheckedFaultRule,
+  type FaultTargets,
+  type Faults,
+  type FaultRule,
+  type Latency,
+  type LogNormalLatency,
+  type UniformLatency,
+} from "./formats/faults.js";
+export { KnownDifferences, KnownDifferencesError, KNOWN_DIFFERENCES_FILE_LIMIT, loadKnownDifferences, parseKnownDifferences, type KnownDifference } from "./formats/known-differences.js";
 export {
   CoverageRecorder,
   coverageSchema,
@@ -80,5 +56,5 @@ export {
   type OperationCoverage,
   type SentRequest,
   type StatusCoverage,
-} from "./coverage.js";
-export { FixturesFormatError, fixturesSchema, parseFixtures, PLACEHOLDER, type Fixtures, type EntitlementsFixtures, type WebdataFixtures, type ApiKeys } from "./fixtures.js";
+} from "./formats/coverage.js";
+export { FixturesFormatError, fixturesSchema, parseFixtures, PLACEHOLDER, type Fixtures, type EntitlementsFixtures, type WebdataFixtures, type ApiKeys } from "./formats/fixtures.js";

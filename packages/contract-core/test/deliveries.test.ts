@@ -1,19 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  OpenApiValidators,
-  WebhookDeliverer,
-  describeDeliveryReport,
-  jobEventCall,
-  loadBundle,
-  subscribesTo,
-  subscriptionMismatches,
-  takesWebhook,
-  webhookSubscription,
-  type DeliveryReport,
-  type WebhookDelivererOptions,
-} from "../src/index.js";
+import { OpenApiValidators, loadBundle, subscribesTo, subscriptionMismatches, takesWebhook, webhookSubscription } from "../src/index.js";
+import { WebhookDeliverer, describeDeliveryReport, jobEventCall, type DeliveryReport, type WebhookDelivererOptions } from "../src/server/index.js";
 
 const webdata = new OpenApiValidators(loadBundle("webdata"));
 const entitlements = new OpenApiValidators(loadBundle("entitlements"));

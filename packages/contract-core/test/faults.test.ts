@@ -10,26 +10,20 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 // @ts-expect-error: a plain script of this package, without types.
 import { renderType, typeFile } from "../scripts/generate-types.mjs";
+import { FaultsError, OpenApiValidators, documentedAnswer, loadBundle, loadFaults, parseFaults, type CheckedFaultRule } from "../src/index.js";
 import {
   FaultInjector,
-  FaultsError,
-  OpenApiValidators,
   SLOW_BODY_INTERVAL_MS,
   delayAnswer,
   describeFault,
-  documentedAnswer,
   endSlowly,
   hangConnection,
   listen,
-  loadBundle,
-  loadFaults,
-  parseFaults,
   resetConnection,
   sampleLatency,
   seededRandom,
   seedFor,
-  type CheckedFaultRule,
-} from "../src/index.js";
+} from "../src/server/index.js";
 
 const require = createRequire(import.meta.url);
 const entitlements = new OpenApiValidators(loadBundle("entitlements"));

@@ -18,8 +18,8 @@ const files = examples.map((example, i) => {
 describe("README", () => {
   afterAll(() => files.forEach((file) => rmSync(file, { force: true })));
 
-  it("has the usage example and the webhook example", () => {
-    expect(examples.length).toBe(2);
+  it("has the usage example, the webhook example and the ./server example", () => {
+    expect(examples.length).toBe(3);
   });
 
   it("the examples type-check against the published types", () => {

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { counted, FaultsError, KnownDifferencesError, describeFault, formatCoverage, listApis, loadFaults, loadKnownDifferences, summarizeProblems, type FaultsOptions } from "@api-contracts/contract-core";
+import { counted, FaultsError, KnownDifferencesError, formatCoverage, listApis, loadFaults, loadKnownDifferences, summarizeProblems } from "@api-contracts/contract-core";
+import { describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
 import type { ContractProxy } from "./options.js";
 import { startContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";

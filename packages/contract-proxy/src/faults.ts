@@ -2,7 +2,8 @@
 // fires on it (contract-core's FaultInjector) acts with contract-core's fault effects, and each
 // fired rule is an `injected` report line.
 import type { ServerResponse } from "node:http";
-import { FaultInjector, delayAnswer, hangConnection, resetConnection, sendInjected, type FaultDecision, type OpenApiValidators } from "@api-contracts/contract-core";
+import { type OpenApiValidators } from "@api-contracts/contract-core";
+import { FaultInjector, delayAnswer, hangConnection, resetConnection, sendInjected, type FaultDecision } from "@api-contracts/contract-core/server";
 import type { Exchange, Ledger } from "./ledger.js";
 import type { Settings } from "./options.js";
 import { VIOLATIONS_HEADER } from "./wire.js";

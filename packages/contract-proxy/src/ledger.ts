@@ -3,7 +3,8 @@
 // only whether known differences explain a violation, and how to hide the credentials in a text.
 import { writeFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { CoverageRecorder, KnownDifferences, redactor, truncate, type FaultDecision, type JsonObject, type KnownDifference, type OperationInfo, type SentRequest, type WebhookInfo } from "@api-contracts/contract-core";
+import { CoverageRecorder, KnownDifferences, redactor, truncate, type JsonObject, type KnownDifference, type OperationInfo, type SentRequest, type WebhookInfo } from "@api-contracts/contract-core";
+import { type FaultDecision } from "@api-contracts/contract-core/server";
 import type { RuleError } from "./judge.js";
 import { RECENT_VIOLATIONS, type ProxyCounts, type Settings } from "./options.js";
 import { ReportFile, boundedPath, boundedViolation, credentialShapes, knownReason, secretsOf, type InjectedLine, type StaleLine, type Violation } from "./report.js";

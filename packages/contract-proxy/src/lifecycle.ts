@@ -3,7 +3,8 @@
 // writes the last of the ledger.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Pool } from "undici/index.js";
-import { MAX_LATENCY_MS, createEdgeServer, listen, type ContractErrors } from "@api-contracts/contract-core";
+import { MAX_LATENCY_MS, type ContractErrors } from "@api-contracts/contract-core";
+import { createEdgeServer, listen } from "@api-contracts/contract-core/server";
 import type { Ledger } from "./ledger.js";
 import type { Settings } from "./options.js";
 import { startWebhookRelay, type StartedJobs } from "./webhooks.js";

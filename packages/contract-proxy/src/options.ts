@@ -1,5 +1,6 @@
 // The proxy's options, and the settings every stage reads: the options with their defaults applied.
-import { getApi, type ApiDefinition, type ApiName, type Coverage, type FaultsOptions, type KnownDifference, type LingerBounds } from "@api-contracts/contract-core";
+import { getApi, type ApiDefinition, type ApiName, type Coverage, type KnownDifference } from "@api-contracts/contract-core";
+import { type FaultsOptions, type LingerBounds } from "@api-contracts/contract-core/server";
 import type { Violation } from "./report.js";
 
 export interface ContractProxyOptions {

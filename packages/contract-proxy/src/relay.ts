@@ -3,7 +3,7 @@
 // through as it arrives.
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Dispatcher, Pool } from "undici/index.js";
-import { endSlowly } from "@api-contracts/contract-core";
+import { endSlowly } from "@api-contracts/contract-core/server";
 import { closeWhileBodyArrives, type OwnAnswers } from "./answers.js";
 import type { FaultStage } from "./faults.js";
 import { NotJudged, type Judge, type ResponsePlan, type RuleError } from "./judge.js";

@@ -3,10 +3,8 @@ import type { Readable } from "node:stream";
 import {
   DELIVERY_ORDER_GRACE_MS,
   askedFindings,
-  createEdgeServer,
   isObject,
   jobEventsOf,
-  listen,
   methodProblem,
   orderFindings,
   problemsOf,
@@ -15,6 +13,7 @@ import {
   type OpenApiValidators,
   type WebhookInfo,
 } from "@api-contracts/contract-core";
+import { createEdgeServer, listen } from "@api-contracts/contract-core/server";
 import type { RuleError } from "./judge.js";
 import type { Ledger } from "./ledger.js";
 import type { Settings } from "./options.js";

@@ -2,7 +2,8 @@
 // reach the application's receiver unchanged.
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELIVERY_ORDER_GRACE_MS, OpenApiValidators, jobEventCall, loadBundle, signWebhook, webhookSignatureScheme, webhookSubscription } from "@api-contracts/contract-core";
+import { DELIVERY_ORDER_GRACE_MS, OpenApiValidators, loadBundle, signWebhook, webhookSignatureScheme, webhookSubscription } from "@api-contracts/contract-core";
+import { jobEventCall } from "@api-contracts/contract-core/server";
 import { startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
 import { startContractProxy, type ContractProxy } from "../src/index.js";

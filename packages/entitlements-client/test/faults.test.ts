@@ -2,7 +2,8 @@
 // retry, fail-open, never faking track and finalize) is shown kept with the option on and broken
 // with it off, on the documented answers the mock serves (503 with Retry-After: 1).
 import { afterEach, describe, expect, it } from "vitest";
-import { parseFaults, seedFor, type FaultEvent, type FaultRule } from "@api-contracts/contract-core";
+import { parseFaults, type FaultRule } from "@api-contracts/contract-core";
+import { seedFor, type FaultEvent } from "@api-contracts/contract-core/server";
 import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
 import { createEntitlementsClient, TimeoutError, type EntitlementsClientOptions } from "../src/index.js";
 

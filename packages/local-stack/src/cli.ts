@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { describeDeliveryReport, describeFault, listApis, loadFaults, type ApiDefinition, type FaultsOptions } from "@api-contracts/contract-core";
+import { listApis, loadFaults, type ApiDefinition } from "@api-contracts/contract-core";
+import { describeDeliveryReport, describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
 import { startApiServer, startTogether } from "./stack.js";
 
 /** The APIs in the order of their default ports, as the command prints them. */

@@ -1,4 +1,5 @@
-import { getApi, listApis, loadBundle, takesWebhook, walkOperations, type ApiName, type DeliveryReport, type FaultsOptions } from "@api-contracts/contract-core";
+import { getApi, listApis, loadBundle, takesWebhook, walkOperations, type ApiName } from "@api-contracts/contract-core";
+import type { DeliveryReport, FaultsOptions } from "@api-contracts/contract-core/server";
 import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { startReferenceServer, type Service } from "@api-contracts/reference-server";

@@ -2,7 +2,8 @@
 //   node bench/serve.mjs <webdata-port> <entitlements-port> [<faults.json>]
 // With a faults file, its rules are injected (seed 1) and each fired rule is logged on stderr, as
 // `api-mock --faults` does.
-import { describeFault, loadFaults } from "@api-contracts/contract-core";
+import { loadFaults } from "@api-contracts/contract-core";
+import { describeFault } from "@api-contracts/contract-core/server";
 import { startMockServer } from "../dist/index.js";
 
 const [webdataPort, entitlementsPort] = process.argv.slice(2).map(Number);

@@ -1,8 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   authorizationProblem,
-  FaultInjector,
   HTTP_METHODS,
+  type ErrorReply,
+  type Problem,
+} from "@api-contracts/contract-core";
+import {
+  FaultInjector,
   createEdgeServer,
   delayAnswer,
   endSlowly,
@@ -10,13 +14,11 @@ import {
   listen,
   resetConnection,
   sendInjected,
-  type ErrorReply,
   type FaultDecision,
   type FaultsOptions,
   type DeliveryReport,
   type LingerBounds,
-  type Problem,
-} from "@api-contracts/contract-core";
+} from "@api-contracts/contract-core/server";
 import { parsePrefer } from "./prefer.js";
 import {
   loadPrism,

@@ -1,16 +1,18 @@
 import {
-  WebhookDeliverer,
   isObject,
-  jobEventCall,
   subscribesTo,
   takesWebhook,
   walkWebhooks,
   webhookSubscription,
-  type DeliveryLimits,
-  type DeliveryReport,
   type JsonObject,
   type WalkedWebhook,
 } from "@api-contracts/contract-core";
+import {
+  WebhookDeliverer,
+  jobEventCall,
+  type DeliveryLimits,
+  type DeliveryReport,
+} from "@api-contracts/contract-core/server";
 import type { ApiDescription } from "./spec.js";
 
 /** How the mock calls webhooks. */

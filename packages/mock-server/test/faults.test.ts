@@ -1,7 +1,8 @@
 // Latency and faults on demand: per request with `Prefer`, per run with rules. Injected answers are
 // the operation's documented ones; nothing injected outlives its connection or wedges the server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseFaults, type FaultEvent } from "@api-contracts/contract-core";
+import { parseFaults } from "@api-contracts/contract-core";
+import type { FaultEvent } from "@api-contracts/contract-core/server";
 import { startMockServer, type RunningServer } from "../src/index.js";
 import { timedExchange } from "@api-contracts/dev-tools/testing/edge-clients";
 import { documentedErrorValidator, documentedExamples } from "./support.js";

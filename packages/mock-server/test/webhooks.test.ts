@@ -1,5 +1,6 @@
 // The mock's example webhook calls, received by one local receiver and judged by the contract.
-import { OpenApiValidators, loadBundle, walkWebhooks, type DeliveryReport } from "@api-contracts/contract-core";
+import { OpenApiValidators, loadBundle, walkWebhooks } from "@api-contracts/contract-core";
+import type { DeliveryReport } from "@api-contracts/contract-core/server";
 import { startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer, type RunningServer } from "../src/index.js";

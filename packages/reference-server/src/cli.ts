@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core";
+import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core/server";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
 import { SERVICES, startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
 

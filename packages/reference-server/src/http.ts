@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { ValidateFunction } from "ajv";
-import { answerParserError, authorizationProblem, createEdgeServer, fieldErrors, type ContractErrors, type FieldError, DEFAULT_LINGER, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
+import { authorizationProblem, fieldErrors, type ContractErrors, type FieldError, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
+import { answerParserError, createEdgeServer, DEFAULT_LINGER } from "@api-contracts/contract-core/server";
 
 /** A status and JSON body, as handlers return them. */
 export interface Answer {

@@ -20,4 +20,4 @@ export {
 export { TOKENS_PER_CREDIT } from "./webdata/store.js";
 export { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from "./webhooks.js";
 export { PAGES_PER_CRAWL } from "./webdata/crawls.js";
-export type { DeliveryReport } from "@api-contracts/contract-core";
+export type { DeliveryReport } from "@api-contracts/contract-core/server";

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { DeliveryReport } from "@api-contracts/contract-core";
+import type { DeliveryReport } from "@api-contracts/contract-core/server";
 import { defaultFixtures, validateFixtures, type Fixtures } from "./fixtures.js";
 import { entitlementsApp } from "./entitlements/routes.js";
 import { DEFAULT_HTTP_LIMITS, listen, type HttpLimits } from "./http.js";

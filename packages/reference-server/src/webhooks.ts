@@ -1,4 +1,5 @@
-import { DEFAULT_DELIVERY_LIMITS, WebhookDeliverer, type DeliveryReport, type OpenApiValidators } from "@api-contracts/contract-core";
+import type { OpenApiValidators } from "@api-contracts/contract-core";
+import { DEFAULT_DELIVERY_LIMITS, WebhookDeliverer, type DeliveryReport } from "@api-contracts/contract-core/server";
 
 /** How far the server goes for a receiver; see the limits table in the README. */
 export interface WebhookLimits {

@@ -2,7 +2,8 @@
 // kept with the option on and broken with it off. The live service sends no Retry-After with its
 // 503; the rule adds one (retryAfter) to show the client waits as long as it is asked.
 import { afterEach, describe, expect, it } from "vitest";
-import { parseFaults, seedFor, type FaultEvent, type FaultRule } from "@api-contracts/contract-core";
+import { parseFaults, type FaultRule } from "@api-contracts/contract-core";
+import { seedFor, type FaultEvent } from "@api-contracts/contract-core/server";
 import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
 import { createWebdataClient, TimeoutError, type WebdataClientOptions } from "../src/index.js";
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
-import { ContractErrors, createEdgeServer, listen, type Problem } from "@api-contracts/contract-core";
+import { ContractErrors, type Problem } from "@api-contracts/contract-core";
+import { createEdgeServer, listen } from "@api-contracts/contract-core/server";
 import type { Service } from "@api-contracts/reference-server";
 import { KIT_TARGET_LIMITS } from "./helpers.js";
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { jobEventCall, subscribesTo, webhookSubscription, withDefaultScheme, type JsonObject, type WebhookCall, type WebhookDeliverer, type WebhookSequence } from "@api-contracts/contract-core";
+import { subscribesTo, webhookSubscription, withDefaultScheme, type JsonObject } from "@api-contracts/contract-core";
+import { jobEventCall, type WebhookCall, type WebhookDeliverer, type WebhookSequence } from "@api-contracts/contract-core/server";
 import type { WorldCrawl } from "../fixtures.js";
 
 /** Pages a crawl pretends its site has: the start URL and two below it; fewer when `limit` asks for fewer. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { JsonObject } from "./pointer.js";
-import { entitlementsWording, webdataWording, type ErrorWording } from "./wording.js";
+import { entitlementsWording, webdataWording, type ErrorWording } from "../wording/wording.js";
 
 /** The names of the APIs this repository describes; a registered API may use any other name. */
 export type ApiName = "entitlements" | "webdata" | (string & {});

@@ -1,10 +1,9 @@
 // Which rule fires on a request: the rules of its operation, in file order, each drawing from one
 // seeded generator, so that the same seed and the same requests give the same faults.
-import { OpenApiValidators } from "../validators.js";
-import { loadBundle, type ApiName } from "../registry.js";
-import type { Latency } from "../generated/faults.js";
-import { documentedAnswer, type InjectedAnswer } from "./answers.js";
-import { FaultsError, MAX_LATENCY_MS, type CheckedFaultRule } from "./format.js";
+import { documentedAnswer, type InjectedAnswer } from "../../document/answers.js";
+import { loadBundle, type ApiName } from "../../document/registry.js";
+import { FaultsError, MAX_LATENCY_MS, type CheckedFaultRule, type Latency } from "../../formats/faults.js";
+import { OpenApiValidators } from "../../validation/validators.js";
 
 /** What a server does to one request: wait, then give its answer, or fail in one of these ways. */
 export interface FaultDecision {

@@ -1,6 +1,6 @@
 // Differences an implementer has accepted, read from a JSON file that the contract-test kit and the
 // contract proxy both take (`--known-differences <FILE.json>`): one format, one parser, one matcher.
-import { readFileSync, statSync } from "node:fs";
+import { readJsonFile } from "./files.js";
 
 /**
  * A failure the implementer has accepted: the check `check` of `operation` failing with a reason
@@ -44,21 +44,7 @@ export function parseKnownDifferences(value: unknown, source = "the known differ
 /** Reads a known-differences file (JSON); errors name it as `--known-differences <file>`. */
 export function loadKnownDifferences(file: string): KnownDifference[] {
   const named = `--known-differences ${file}`;
-  let text: string;
-  try {
-    if (statSync(file).size > KNOWN_DIFFERENCES_FILE_LIMIT) throw new KnownDifferencesError(`${named} is larger than ${KNOWN_DIFFERENCES_FILE_LIMIT} bytes`);
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (error instanceof KnownDifferencesError) throw error;
-    throw new KnownDifferencesError(`${named} cannot be read: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new KnownDifferencesError(`${named} is not JSON: ${(error as Error).message}`);
-  }
-  return parseKnownDifferences(value, named);
+  return parseKnownDifferences(readJsonFile(file, named, KNOWN_DIFFERENCES_FILE_LIMIT, KnownDifferencesError), named);
 }
 
 /** Tells, for each failure, whether an accepted difference explains it, and which entries never matched. */

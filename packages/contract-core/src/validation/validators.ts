@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { escapePointer, isObject, unescapePointer, type JsonObject } from "./pointer.js";
-import { documentedResponseFor, walkOperations, type WalkedOperation, type WalkedParameter } from "./walk.js";
-import { checkWebhookSignature, normalizeHeaders, walkWebhooks, webhookSignatureScheme, type SignatureCheck, type WebhookHeaders, type WebhookSignatureScheme } from "./webhooks.js";
+import { escapePointer, isObject, unescapePointer, type JsonObject } from "../document/pointer.js";
+import { documentedResponseFor, walkOperations, walkWebhooks, type WalkedOperation, type WalkedParameter } from "../document/walk.js";
+import { checkWebhookSignature, webhookSignatureScheme, type SignatureCheck, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import { addXRules } from "./x-rules.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -24,15 +24,8 @@ export interface ValidatorOptions {
   now?: () => number;
 }
 
-export interface OperationInfo {
-  operationId: string;
-  /** Upper case: `POST`. */
-  method: string;
-  /** The path template as the description writes it: `/v2/crawl/{id}`. */
-  path: string;
-  /** JSON pointer of the operation object in the document. */
-  pointer: string;
-}
+/** Which operation: its operationId, method (upper case), path template and JSON pointer. */
+export type OperationInfo = Pick<WalkedOperation, "operationId" | "method" | "path" | "pointer">;
 
 export type Parameter = Omit<WalkedParameter, "object">;
 
@@ -94,7 +87,7 @@ export type WebhookValidators = RequestValidators & { event: string };
 /** A call as a receiver got it. */
 export interface Delivery {
   /** Header values by name, in any case. */
-  headers: WebhookHeaders;
+  headers: HeaderValues;
   /** The body exactly as received, before parsing: the signature is computed over these bytes. */
   body: string | Uint8Array;
 }
@@ -183,6 +176,21 @@ export function fieldErrors(errors: readonly ErrorObject[] | null | undefined, w
     found.push({ in: where, path: errorPath(error), keyword: error.keyword, params, message: error.message ?? "is invalid" });
   }
   return found;
+}
+
+/** Header values by any-case name, as Node and fetch hand them over; a repeated header may come as a list. */
+export type HeaderValues = Record<string, string | readonly string[] | undefined>;
+
+/** Lower-case names, one string per header (a repeated header's values joined with `, `, as RFC 9110 §5.3 allows). */
+export function normalizeHeaders(headers: HeaderValues): Record<string, string> {
+  const normalized: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const joined = typeof value === "string" ? value : value.join(", ");
+    const key = name.toLowerCase();
+    normalized[key] = key in normalized ? `${normalized[key]}, ${joined}` : joined;
+  }
+  return normalized;
 }
 
 export function isJsonMediaType(mediaType: string): boolean {
@@ -368,23 +376,8 @@ export class OpenApiValidators {
     this.now = options.now ?? Date.now;
     this.compilers = new Compilers(document, this.now);
     this.webhookSignature = webhookSignatureScheme(document);
-    this.webhookOperations = walkWebhooks(document).map((walked) => ({
-      operationId: walked.operationId,
-      method: walked.method,
-      path: walked.path,
-      pointer: walked.pointer,
-      walked,
-      event: walked.event,
-      match: () => ({}),
-    }));
-    this.operations = walkOperations(document).map((walked) => ({
-      operationId: walked.operationId,
-      method: walked.method,
-      path: walked.path,
-      pointer: walked.pointer,
-      walked,
-      match: pathMatcher(walked.path),
-    }));
+    this.webhookOperations = walkWebhooks(document).map((walked) => ({ ...info(walked), walked, event: walked.event, match: () => ({}) }));
+    this.operations = walkOperations(document).map((walked) => ({ ...info(walked), walked, match: pathMatcher(walked.path) }));
   }
 
   /** Every operation, in document order. */
@@ -422,9 +415,7 @@ export class OpenApiValidators {
    */
   validateDelivery(delivery: Delivery, options: DeliveryOptions = {}): DeliveryVerdict {
     const verdict: DeliveryVerdict = { errors: [] };
-    const add = (found: FieldError[]) => {
-      for (const error of found) if (verdict.errors.length < ERROR_LIMIT) verdict.errors.push(error);
-    };
+    const add = (found: FieldError[]) => addBounded(verdict.errors, found);
     const headers = normalizeHeaders(delivery.headers);
     let text: string;
     try {
@@ -553,9 +544,7 @@ export class OpenApiValidators {
     const groups = [headers, query, pathParams].filter((g) => g.names.length > 0);
     const validate = (request: RequestParts): FieldError[] => {
       const errors: FieldError[] = [];
-      const add = (found: FieldError[]) => {
-        for (const error of found) if (errors.length < ERROR_LIMIT) errors.push(error);
-      };
+      const add = (found: FieldError[]) => addBounded(errors, found);
       if (body) {
         if (request.body === undefined) {
           if (bodyRequired) errors.push({ in: "body", path: [], keyword: "required", params: {}, message: "is required" });
@@ -576,6 +565,11 @@ export class OpenApiValidators {
   }
 }
 
-function info(op: Operation): OperationInfo {
+/** Adds errors to a list until it holds {@link ERROR_LIMIT}. */
+function addBounded(errors: FieldError[], found: readonly FieldError[]): void {
+  for (const error of found) if (errors.length < ERROR_LIMIT) errors.push(error);
+}
+
+function info(op: OperationInfo): OperationInfo {
   return { operationId: op.operationId, method: op.method, path: op.path, pointer: op.pointer };
 }

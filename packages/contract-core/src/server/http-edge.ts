@@ -1,6 +1,6 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { ErrorReply, Problem } from "./wording.js";
+import type { ErrorReply, Problem } from "../wording/wording.js";
 
 /** What node's HTTP parser reports about a request it refused, as a problem the API can word. */
 export function parserProblem(error: Error & { code?: string }): Problem {

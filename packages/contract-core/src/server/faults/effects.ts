@@ -1,10 +1,10 @@
 // What an injected fault does to a node:http exchange. Every timer is bounded and cleared as soon as
 // the connection closes, so that no fault outlives its client or keeps a closing server open.
 import type { ServerResponse } from "node:http";
-import type { InjectedAnswer } from "./answers.js";
+import type { InjectedAnswer } from "../../document/answers.js";
 
 /** A slow body goes out in this many pieces (fewer for a shorter body)... */
-export const SLOW_BODY_PIECES = 10;
+const SLOW_BODY_PIECES = 10;
 /** ...one every this many milliseconds after the first, which goes with the headers. */
 export const SLOW_BODY_INTERVAL_MS = 200;
 
@@ -20,18 +20,10 @@ function unlessClosed(res: ServerResponse, ms: number, fire: () => void): void {
 
 /** Resolves `true` after `ms`, or `false` as soon as the client goes away. */
 export function delayAnswer(res: ServerResponse, ms: number): Promise<boolean> {
-  if (ms <= 0) return Promise.resolve(!res.destroyed);
+  if (ms <= 0 || res.destroyed) return Promise.resolve(!res.destroyed);
   return new Promise((resolve) => {
-    if (res.destroyed) return resolve(false);
-    const timer = setTimeout(() => {
-      res.off("close", gone);
-      resolve(!res.destroyed);
-    }, ms);
-    const gone = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    res.once("close", gone);
+    unlessClosed(res, ms, () => resolve(!res.destroyed));
+    res.once("close", () => resolve(false));
   });
 }
 

@@ -1,13 +1,13 @@
 // The faults format that the mock (`api-mock --faults`) and the contract proxy (`contract-proxy
 // --faults`) both take: one JSON Schema (schema/faults.schema.json), one parser, and the checks a
 // schema cannot make (operations that exist, statuses they document), each naming its rule.
-import { readFileSync, statSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { documentedAnswer } from "../document/answers.js";
+import { loadBundle, type ApiName } from "../document/registry.js";
 import type { FaultRule, Faults, Latency } from "../generated/faults.js";
-import { loadBundle, type ApiName } from "../registry.js";
-import { OpenApiValidators } from "../validators.js";
-import { fieldMessage } from "../wording.js";
-import { documentedAnswer } from "./answers.js";
+import { OpenApiValidators } from "../validation/validators.js";
+import { fieldMessage } from "../wording/wording.js";
+import { listProblems, readJsonFile, shippedSchema } from "./files.js";
 
 export type { Faults, FaultRule, Latency, UniformLatency, LogNormalLatency } from "../generated/faults.js";
 
@@ -20,8 +20,6 @@ export class FaultsError extends Error {
 export const FAULTS_FILE_LIMIT = 256 * 1024;
 /** The longest delay a rule, or `Prefer: latency=`, may ask for, in milliseconds. */
 export const MAX_LATENCY_MS = 60_000;
-/** Problems listed for one file; enough to mend it by hand. */
-const MAX_PROBLEMS = 20;
 
 /** A rule as the injectors read it: defaults filled in, its name and position known. */
 export interface CheckedFaultRule {
@@ -38,13 +36,11 @@ export interface CheckedFaultRule {
   retryAfter: number | undefined;
 }
 
-let schema: object | undefined;
 let validate: ValidateFunction | undefined;
 
 /** The format's JSON Schema (2020-12), also shipped as `@api-contracts/contract-core/faults.schema.json`. */
 export function faultsSchema(): object {
-  schema ??= JSON.parse(readFileSync(new URL("../../schema/faults.schema.json", import.meta.url), "utf8")) as object;
-  return schema;
+  return shippedSchema("faults.schema.json");
 }
 
 function label(rule: unknown, position: number): string {
@@ -107,11 +103,7 @@ export function parseFaults(value: unknown, source = "the faults"): CheckedFault
     if (typeof latency === "object" && "min" in latency && latency.min > latency.max) problems.push(`${label(rule, i + 1)} latency has min ${latency.min} above max ${latency.max}`);
     if (typeof latency === "object" && "median" in latency && latency.median > latency.p99) problems.push(`${label(rule, i + 1)} latency has median ${latency.median} above p99 ${latency.p99}`);
   });
-  if (problems.length > 0) {
-    const unique = [...new Set(problems)];
-    const more = unique.length > MAX_PROBLEMS ? `; and ${unique.length - MAX_PROBLEMS} more` : "";
-    throw new FaultsError(`${source}: ${unique.slice(0, MAX_PROBLEMS).join("; ")}${more}`);
-  }
+  if (problems.length > 0) throw new FaultsError(`${source}: ${listProblems([...new Set(problems)])}`);
   return rules.map((rule, i) => ({
     name: rule.name ?? `rule ${i + 1}`,
     position: i + 1,
@@ -137,7 +129,7 @@ export function checkFaultTargets(rules: readonly CheckedFaultRule[], targets: F
   const problems: string[] = [];
   const operations = targets.apis.flatMap((api) => api.validators.walkedOperations().map((operation) => ({ api: api.name, validators: api.validators, operation })));
   for (const rule of rules) {
-    const ruleLabel = rule.name === `rule ${rule.position}` ? `rule ${rule.position}` : `rule ${rule.position} ("${rule.name}")`;
+    const ruleLabel = label(rule.name === `rule ${rule.position}` ? {} : rule, rule.position);
     const unknown = (rule.operations ?? []).filter((id) => !operations.some((o) => o.operation.operationId === id));
     if (unknown.length > 0) {
       problems.push(`${ruleLabel} names ${unknown.map((id) => `"${id}"`).join(", ")}, which ${unknown.length === 1 ? "is not an operation" : "are not operations"} of the ${targets.apis.map((a) => a.name).join(" or ")} API; operations: ${[...new Set(operations.map((o) => o.operation.operationId))].join(", ")}`);
@@ -150,7 +142,7 @@ export function checkFaultTargets(rules: readonly CheckedFaultRule[], targets: F
       problems.push(`${ruleLabel} answers ${rule.status}, which ${undocumented.join(", ")} ${undocumented.length === 1 ? "does" : "do"} not document with an example; name the operations that do in "operation"`);
     }
   }
-  if (problems.length > 0) throw new FaultsError(`${source}: ${problems.slice(0, MAX_PROBLEMS).join("; ")}`);
+  if (problems.length > 0) throw new FaultsError(`${source}: ${listProblems(problems)}`);
 }
 
 /**
@@ -159,21 +151,7 @@ export function checkFaultTargets(rules: readonly CheckedFaultRule[], targets: F
  */
 export function loadFaults(file: string, apis: readonly ApiName[]): CheckedFaultRule[] {
   const named = `--faults ${file}`;
-  let text: string;
-  try {
-    if (statSync(file).size > FAULTS_FILE_LIMIT) throw new FaultsError(`${named} is larger than ${FAULTS_FILE_LIMIT} bytes`);
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (error instanceof FaultsError) throw error;
-    throw new FaultsError(`${named} cannot be read: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new FaultsError(`${named} is not JSON: ${(error as Error).message}`);
-  }
-  const rules = parseFaults(value, named);
+  const rules = parseFaults(readJsonFile(file, named, FAULTS_FILE_LIMIT, FaultsError), named);
   checkFaultTargets(rules, { apis: apis.map((name) => ({ name, validators: new OpenApiValidators(loadBundle(name)) })) }, named);
   return rules;
 }

@@ -1,6 +1,6 @@
-import { getApi, loadBundle, type ApiDefinition, type ApiName } from "./registry.js";
-import { isJsonMediaType, OpenApiValidators, type ValidatorOptions } from "./validators.js";
-import { documentedResponseFor } from "./walk.js";
+import { getApi, loadBundle, type ApiDefinition, type ApiName } from "../document/registry.js";
+import { documentedResponseFor } from "../document/walk.js";
+import { isJsonMediaType, OpenApiValidators, type OperationInfo, type ValidatorOptions } from "../validation/validators.js";
 import type { ErrorReply, Problem, WordingContext } from "./wording.js";
 
 /** The reply of a registered API to a problem, in its documented error shape. */
@@ -8,12 +8,8 @@ export function refusal(api: ApiName | ApiDefinition, problem: Problem, context?
   return (typeof api === "string" ? getApi(api) : api).wording.word(problem, context);
 }
 
-/** Which operation a refused request hit, when it hit one. */
-export interface OperationKey {
-  method: string;
-  /** The path template: `/v2/crawl/{id}`. */
-  path: string;
-}
+/** Which operation a refused request hit, when it hit one: its method and path template. */
+export type OperationKey = Pick<OperationInfo, "method" | "path">;
 
 /**
  * One API's validators together with its wording: what servers that answer from the description

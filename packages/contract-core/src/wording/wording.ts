@@ -1,4 +1,4 @@
-import type { FieldError } from "./validators.js";
+import type { FieldError } from "../validation/validators.js";
 
 /** Why a request is refused, in terms every API can word its own way. */
 export type Problem =
@@ -60,7 +60,7 @@ function shortPath(path: Array<string | number>): Array<string | number> {
 }
 
 /** A member path as people write it: `lock.expires_at`, `scrapeOptions.formats[0]`. */
-export function fieldName(error: FieldError): string {
+function fieldName(error: FieldError): string {
   const text = shortPath(error.path).reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), "");
   return text || (error.in === "path" ? "path" : error.in);
 }

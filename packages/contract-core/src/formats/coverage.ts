@@ -1,20 +1,17 @@
 // What some traffic exercised of a contract: the documented statuses answered and the request
 // members sent, per operation. The contract-test kit counts its own run with it, the contract proxy
 // the traffic it saw; both write the format of schema/coverage.schema.json.
-import { readFileSync } from "node:fs";
-import { escapePointer, follow, isObject, type JsonObject } from "./pointer.js";
-import { isJsonMediaType } from "./validators.js";
-import { documentedResponseFor, walkOperations, type WalkedOperation } from "./walk.js";
-import type { Coverage, OperationCoverage } from "./generated/coverage.js";
+import { escapePointer, follow, isObject, type JsonObject } from "../document/pointer.js";
+import { documentedResponseFor, walkOperations, type WalkedOperation } from "../document/walk.js";
+import type { Coverage, OperationCoverage } from "../generated/coverage.js";
+import { isJsonMediaType } from "../validation/validators.js";
+import { shippedSchema } from "./files.js";
 
-export type { Coverage, OperationCoverage, StatusCoverage, MemberCoverage, CoverageTotals, CoverageTally } from "./generated/coverage.js";
-
-let schema: JsonObject | undefined;
+export type { Coverage, OperationCoverage, StatusCoverage, MemberCoverage, CoverageTotals, CoverageTally } from "../generated/coverage.js";
 
 /** The format of a coverage report, shipped as `@api-contracts/contract-core/coverage.schema.json`; read on first use. */
 export function coverageSchema(): JsonObject {
-  schema ??= JSON.parse(readFileSync(new URL("../schema/coverage.schema.json", import.meta.url), "utf8")) as JsonObject;
-  return schema;
+  return shippedSchema("coverage.schema.json");
 }
 
 /** What one request carried, as far as coverage counts it. */

@@ -1,7 +1,8 @@
 // What an injected error status looks like: the operation's own documented answer at that status,
 // so that a mock and a proxy inject the same bytes a client of the contract is promised.
-import { follow, isObject } from "../pointer.js";
-import { isJsonMediaType, type OpenApiValidators } from "../validators.js";
+import { follow, isObject, type JsonObject } from "./pointer.js";
+import { isJsonMediaType, type OpenApiValidators } from "../validation/validators.js";
+import { examplesOf } from "./walk.js";
 
 /** An answer made up by an injected rule: status, headers and the JSON body, as bytes. */
 export interface InjectedAnswer {
@@ -14,16 +15,12 @@ export interface InjectedAnswer {
 const cache = new WeakMap<OpenApiValidators, Map<string, InjectedAnswer | null>>();
 
 /** The value a header object documents: its `example`, its first named example, then its schema's. */
-function headerExample(document: unknown, raw: unknown): unknown {
+function headerExample(document: JsonObject, raw: unknown): unknown {
   const { node } = follow(document, raw, "");
   if (!isObject(node)) return undefined;
-  if (Object.hasOwn(node, "example")) return node.example;
-  if (isObject(node.examples)) {
-    for (const example of Object.values(node.examples)) {
-      const value = follow(document, example, "").node;
-      if (isObject(value) && Object.hasOwn(value, "value")) return value.value;
-    }
-  }
+  // examplesOf lists the named examples first and `example` last.
+  const examples = examplesOf(document, node);
+  if (examples.length > 0) return (Object.hasOwn(node, "example") ? examples.at(-1)! : examples[0]!).value;
   const schema = follow(document, node.schema, "").node;
   if (!isObject(schema)) return undefined;
   if (Object.hasOwn(schema, "const")) return schema.const;

@@ -78,7 +78,7 @@ export function documentedResponseFor(responses: WalkedResponse[], status: numbe
 }
 
 /** The examples of a media type or parameter object: named ones (through their `$ref`s), then `example`. */
-function examplesOf(document: JsonObject, owner: JsonObject): NamedExample[] {
+export function examplesOf(document: JsonObject, owner: JsonObject): NamedExample[] {
   const found: NamedExample[] = [];
   if (isObject(owner.examples)) {
     for (const [name, raw] of Object.entries(owner.examples)) {
@@ -125,7 +125,7 @@ function parametersOf(document: JsonObject, owners: string[]): WalkedParameter[]
 }
 
 /** One operation of the document, walked: parameters merged, request body and responses behind their `$ref`s. */
-export function walkOperation(document: JsonObject, pathItemPointer: string, method: string, template: string): WalkedOperation | undefined {
+function walkOperation(document: JsonObject, pathItemPointer: string, method: string, template: string): WalkedOperation | undefined {
   const pointer = `${pathItemPointer}/${method.toLowerCase()}`;
   const operation = resolvePointer(document, pointer);
   if (!isObject(operation)) return undefined;
@@ -156,16 +156,35 @@ export function walkOperation(document: JsonObject, pathItemPointer: string, met
   return walked;
 }
 
-/** Every operation of an OpenAPI 3.x document, in the order its paths and the HTTP methods are written. */
-export function walkOperations(document: JsonObject): WalkedOperation[] {
+/**
+ * One webhook of a description: the call the service makes to a receiver when `event` happens.
+ * `path` holds the event too (a webhook has no path), and `method` is the call's (`POST`).
+ */
+export interface WalkedWebhook extends WalkedOperation {
+  /** The key under `webhooks`, which is also the payload's `type`: `crawl.page`. */
+  event: string;
+}
+
+/** The operations of a map of path items (`paths`, or `webhooks` keyed by event), in the order written. */
+function walkPathItems(document: JsonObject, member: "paths" | "webhooks", methods: readonly string[]): WalkedOperation[] {
   const operations: WalkedOperation[] = [];
-  for (const [template, raw] of Object.entries(isObject(document.paths) ? document.paths : {})) {
-    const item = follow(document, raw, `/paths/${escapePointer(template)}`);
+  for (const [template, raw] of Object.entries(isObject(document[member]) ? document[member] : {})) {
+    const item = follow(document, raw, `/${member}/${escapePointer(template)}`);
     if (!isObject(item.node)) continue;
-    for (const method of HTTP_METHODS) {
+    for (const method of methods) {
       const walked = walkOperation(document, item.pointer, method, template);
       if (walked) operations.push(walked);
     }
   }
   return operations;
+}
+
+/** Every operation of an OpenAPI 3.x document, in the order its paths and the HTTP methods are written. */
+export function walkOperations(document: JsonObject): WalkedOperation[] {
+  return walkPathItems(document, "paths", HTTP_METHODS);
+}
+
+/** Every webhook of an OpenAPI 3.1 document, in the order they are written, `$ref`s followed. */
+export function walkWebhooks(document: JsonObject): WalkedWebhook[] {
+  return walkPathItems(document, "webhooks", ["post", "put", "patch", "get", "delete"]).map((walked) => ({ ...walked, event: walked.path }));
 }

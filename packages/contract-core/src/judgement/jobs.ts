@@ -2,11 +2,11 @@
 // (contract-core's validateDelivery, its id, its event, the echoed metadata and headers), then
 // their order. The kit, the proxy and conformance call this and keep only how they get the calls
 // and how they report the findings.
-import { DELIVERY_ORDER_GRACE_MS, subscribesTo, subscriptionMismatches, takesWebhook, type WebhookSubscription } from "./deliveries.js";
-import { isObject } from "./pointer.js";
-import { describeProblem, problemsOf, type ContractProblem } from "./judgement.js";
-import type { OpenApiValidators } from "./validators.js";
-import { walkWebhooks, type WebhookHeaders } from "./webhooks.js";
+import { isObject } from "../document/pointer.js";
+import { walkWebhooks } from "../document/walk.js";
+import type { HeaderValues, OpenApiValidators } from "../validation/validators.js";
+import { DELIVERY_ORDER_GRACE_MS, subscribesTo, subscriptionMismatches, takesWebhook, type WebhookSubscription } from "../webhooks/subscriptions.js";
+import { describeProblem, problemsOf, type ContractProblem } from "./exchange.js";
 
 /** The webhooks of a job's kind: every event, the one sent first, the one sent last. */
 export interface JobEvents {
@@ -39,7 +39,7 @@ export interface JobCall {
   at?: number;
   /** Upper case; a call without one is taken for a POST. */
   method?: string;
-  headers: WebhookHeaders;
+  headers: HeaderValues;
   /** The body exactly as received: the signature is computed over these bytes. */
   body: string | Uint8Array;
 }
@@ -92,7 +92,7 @@ const orderProblem = (message: string): ContractProblem => ({ in: "body", pointe
  * event, the echoed metadata and the webhook's headers. Nothing for a payload that is not an object
  * with a type (the schema's finding alone).
  */
-export function askedFindings(job: JobToJudge, call: { payload: unknown; headers: WebhookHeaders; documented: boolean }, index?: number): JobFinding[] {
+export function askedFindings(job: JobToJudge, call: { payload: unknown; headers: HeaderValues; documented: boolean }, index?: number): JobFinding[] {
   const findings: JobFinding[] = [];
   const add = (concern: JobConcern, problem: ContractProblem) => findings.push({ concern, severity: "failure", ...(index === undefined ? {} : { call: index }), problem });
   const payload = isObject(call.payload) ? call.payload : undefined;

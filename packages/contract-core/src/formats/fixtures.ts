@@ -1,23 +1,21 @@
 // The fixtures format: ids in a target that behaviour checks act on, and the API keys to use.
 // The kit reads it (--fixtures) and the reference server writes and reads it, so it is defined
 // here, once, with its JSON Schema and its parser.
-import { readFileSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { unescapePointer, type JsonObject } from "./pointer.js";
-import type { Fixtures } from "./generated/fixtures.js";
+import { unescapePointer, type JsonObject } from "../document/pointer.js";
+import type { Fixtures } from "../generated/fixtures.js";
+import { listProblems, shippedSchema } from "./files.js";
 
-export type { Fixtures, EntitlementsFixtures, WebdataFixtures, ApiKeys } from "./generated/fixtures.js";
+export type { Fixtures, EntitlementsFixtures, WebdataFixtures, ApiKeys } from "../generated/fixtures.js";
 
 /** A fixtures object that is not of the format, or still holds a placeholder; the message names each member at fault. */
 export class FixturesFormatError extends Error {
   override name = "FixturesFormatError";
 }
 
-let schema: JsonObject | undefined;
 /** The format's JSON Schema, shipped as `@api-contracts/contract-core/fixtures.schema.json` (read on first use). */
 export function fixturesSchema(): JsonObject {
-  schema ??= JSON.parse(readFileSync(new URL("../schema/fixtures.schema.json", import.meta.url), "utf8")) as JsonObject;
-  return schema;
+  return shippedSchema("fixtures.schema.json");
 }
 
 /** The form of a value `contract-test init` writes for an id the implementer must fill in. */
@@ -32,9 +30,6 @@ function placeholdersLeft(fixtures: Fixtures): string[] {
       .map(([member]) => `${section}.${member}`),
   );
 }
-
-/** Enough to mend a file by hand; a file with more problems is not worth listing in full. */
-const MAX_PROBLEMS = 20;
 
 let validator: ValidateFunction | undefined;
 
@@ -59,8 +54,5 @@ export function parseFixtures(value: unknown, source = "fixtures"): Fixtures {
     if (left.length === 0) return value as Fixtures;
     throw new FixturesFormatError(`${source}: ${left.map((member) => `"${member}"`).join(", ")} still ${left.length === 1 ? "holds its placeholder" : "hold their placeholders"} from contract-test init; replace each with an id your server knows`);
   }
-  const problems = (validator.errors ?? []).map(describe);
-  const shown = problems.slice(0, MAX_PROBLEMS).join("; ");
-  const more = problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : "";
-  throw new FixturesFormatError(`${source}: ${shown}${more}`);
+  throw new FixturesFormatError(`${source}: ${listProblems((validator.errors ?? []).map(describe))}`);
 }

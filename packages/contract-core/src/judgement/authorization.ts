@@ -1,4 +1,4 @@
-import type { Problem } from "./wording.js";
+import type { Problem } from "../wording/wording.js";
 
 /** Why a request is refused as unauthorized, as each API's error wording names it. */
 export type UnauthorizedReason = Extract<Problem, { kind: "unauthorized" }>["reason"];

@@ -3,10 +3,10 @@
 // conformance and the docs console call this and keep only how they get the exchange and how
 // they report it, so that one answer gets one verdict, worded one way, wherever it is judged.
 // Browser-safe: no Node built-in.
-import { escapePointer } from "./pointer.js";
-import { ERROR_LIMIT, fieldErrors, isJsonMediaType, matchMediaType, type FieldError, type OpenApiValidators, type OperationInfo } from "./validators.js";
-import { HTTP_METHODS, type WalkedOperation } from "./walk.js";
-import { fieldMessage, truncate, type Problem } from "./wording.js";
+import { escapePointer } from "../document/pointer.js";
+import { HTTP_METHODS, type WalkedOperation } from "../document/walk.js";
+import { ERROR_LIMIT, fieldErrors, isJsonMediaType, matchMediaType, type FieldError, type HeaderValues, type OpenApiValidators, type OperationInfo } from "../validation/validators.js";
+import { fieldMessage, truncate, type Problem } from "../wording/wording.js";
 
 /** The part of a message a problem is in. */
 export type ProblemPart = "body" | "header" | "query" | "path" | "status";
@@ -26,7 +26,7 @@ const SUMMARY_SHOWN = 3;
 /** Longest content type quoted in a message. */
 const QUOTED_LIMIT = 100;
 
-export function pointerOf(path: ReadonlyArray<string | number>): string {
+function pointerOf(path: ReadonlyArray<string | number>): string {
   return path.map((part) => `/${escapePointer(String(part))}`).join("");
 }
 
@@ -66,9 +66,7 @@ export function summarizeKeptAnswer(answer: AnswerToJudge): string {
   return mediaType && answer.bodyText.trim() !== "" ? `${answer.status} ${mediaType} matches the contract` : `${answer.status} with no body, as documented`;
 }
 
-/** Header values by any-case name, as Node and fetch hand them over; repeated values are joined as RFC 9110 §5.3 allows. */
-export type HeaderValues = Record<string, string | readonly string[] | undefined>;
-
+/** Header values by lower-case name; of names that differ only in case, the last given wins, as a caller's override. */
 function lowerCaseHeaders(headers: HeaderValues): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) values[name.toLowerCase()] = typeof value === "string" ? value : value.join(", ");

@@ -1,7 +1,7 @@
 import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
 import type { DataValidationCxt } from "ajv/dist/types/index.js";
 import { getEmptyResult, parseImpl, type FLAG, type IPublicSuffix } from "tldts-core";
-import { escapePointer, isObject } from "./pointer.js";
+import { escapePointer, isObject } from "../document/pointer.js";
 import { withDefaultScheme } from "./default-scheme.js";
 
 /** A rule of the spec's `x-rules` extension: a constraint between members that JSON Schema cannot state. */

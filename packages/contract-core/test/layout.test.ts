@@ -1,0 +1,45 @@
+// What the contract says reads apart from how servers behave: no source outside src/server imports
+// one inside it, and nothing the `./contract` entry reaches imports a Node built-in, since the docs
+// console runs that entry in a browser.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const src = fileURLToPath(new URL("../src/", import.meta.url));
+const server = path.join(src, "server") + path.sep;
+const sources = readdirSync(src, { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".ts"))
+  .map((file) => path.join(src, file));
+
+/** What a source imports or re-exports: a relative module as the source file it names, any other as written. */
+function importsOf(file: string): string[] {
+  return ts
+    .preProcessFile(readFileSync(file, "utf8"), true, true)
+    .importedFiles.map(({ fileName }) => (fileName.startsWith(".") ? path.resolve(path.dirname(file), fileName).replace(/\.js$/, ".ts") : fileName));
+}
+
+describe("the layout of the sources", () => {
+  it("keeps the server machinery in src/server, which nothing outside it imports", () => {
+    expect(sources.filter((file) => file.startsWith(server)).length).toBeGreaterThan(2);
+    const crossings = sources
+      .filter((file) => !file.startsWith(server))
+      .flatMap((file) => importsOf(file).filter((imported) => imported.startsWith(server)).map((imported) => `${path.relative(src, file)} imports ${path.relative(src, imported)}`));
+    expect(crossings).toEqual([]);
+  });
+
+  it("lets a browser run the ./contract entry: nothing it reaches imports a Node built-in", () => {
+    const reached = new Set([path.join(src, "contract.ts")]);
+    const builtIns: string[] = [];
+    // A Set iterates over what is added while it is iterated: every file the entry reaches is visited.
+    for (const file of reached) {
+      for (const imported of importsOf(file)) {
+        if (imported.startsWith(src)) reached.add(imported);
+        else if (imported.startsWith("node:")) builtIns.push(`${path.relative(src, file)} imports ${imported}`);
+      }
+    }
+    expect(reached.size).toBeGreaterThan(10);
+    expect(builtIns).toEqual([]);
+  });
+});
