@@ -75,11 +75,18 @@ function positive(value: number, name: string): number {
   return value;
 }
 
-/** A copy of `request`, of the same class, that aborts after `timeoutMs` or with the caller's signal. */
+/**
+ * A copy of `request`, of the same class, that aborts with the caller's signal or after `timeoutMs`
+ * with a {@link TimeoutError}. fetch, and the answer's body read any way after it, reject with the
+ * reason their signal aborted with, so the deadline's own error reaches the caller as it is, body
+ * included, with no wrapper on the answer.
+ */
 function withDeadline(request: Request, timeoutMs: number): Request {
-  const deadline = AbortSignal.timeout(timeoutMs);
+  const deadline = new AbortController();
+  // unref: like AbortSignal.timeout's, the timer alone does not keep Node running.
+  (setTimeout(() => deadline.abort(new TimeoutError(timeoutMs, request.url)), timeoutMs) as { unref?: () => void }).unref?.();
   const own = ClientRequest.ownSignal(request);
-  const signal = own ? AbortSignal.any([own, deadline]) : deadline;
+  const signal = own ? AbortSignal.any([own, deadline.signal]) : deadline.signal;
   return ClientRequest.is(request) ? (new ClientRequest(request, { signal }) as unknown as Request) : new Request(request, { signal });
 }
 
@@ -103,39 +110,11 @@ export function isNetworkError(error: unknown): boolean {
   return error instanceof TypeError || (error instanceof Error && /^(ECONNRESET|ECONNREFUSED|ConnectionRefused|ConnectionClosed|FailedToOpenSocket)$/.test((error as { code?: unknown }).code as string));
 }
 
-/** The platform's timeout as a {@link TimeoutError} when a deadline applies; any other error as it is. */
-function asTimeoutError(error: unknown, timeoutMs: number | undefined, url: string): unknown {
-  return timeoutMs !== undefined && isTimeoutError(error) && !(error instanceof TimeoutError) ? new TimeoutError(timeoutMs, url) : error;
-}
-
-/**
- * Makes the answer's body readers raise a {@link TimeoutError} when the deadline cuts the body off:
- * the body is read after the middleware has run, where the platform raises its own DOMException.
- * The readers of this one answer are replaced in place (a wrapping stream would cost every call
- * tens of microseconds); `response.body` read as a stream still gets the platform's error.
- */
-function underDeadline(response: Response, timeoutMs: number | undefined, url: string): Response {
-  const readers = response as unknown as Record<string, () => Promise<unknown>>;
-  // The ways openapi-fetch (and most callers) read an answer's body.
-  if (timeoutMs !== undefined && response.body) {
-    for (const name of ["text", "json", "arrayBuffer", "blob", "bytes", "formData"]) {
-      const read = readers[name];
-      if (read) readers[name] = () => read.call(response).catch((error: unknown) => Promise.reject(asTimeoutError(error, timeoutMs, url)));
-    }
-  }
-  return response;
-}
-
 /** Aborts each attempt that takes longer than `timeoutMs`, headers and body, with a {@link TimeoutError}. */
 export function timeout(timeoutMs: number): Middleware {
   positive(timeoutMs, "timeoutMs");
   return {
     onRequest: ({ request }) => withDeadline(request, timeoutMs),
-    onResponse: ({ response, request }) => underDeadline(response, timeoutMs, request.url),
-    onError({ error, request }) {
-      const converted = asTimeoutError(error, timeoutMs, request.url);
-      return converted instanceof TimeoutError ? converted : undefined;
-    },
   };
 }
 
@@ -226,29 +205,26 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
 
   /** Runs the remaining attempts; resolves to the last response, or the last error if none came. */
   async function attempts(copy: Request, first: Response | unknown, fetchFn: typeof fetch): Promise<Response | unknown> {
-    const { url } = copy;
-    // An answer handed back here skips the timeout middleware: its body gets the deadline's error here.
-    const handBack = (response: Response) => underDeadline(response, timeoutMs, url);
     let outcome: Response | unknown = first;
     let lastResponse: Response | undefined;
     for (let attempt = 0; ; ) {
       try {
         if (attempt) outcome = await fetchFn(timeoutMs === undefined ? copy.clone() : withDeadline(copy.clone(), timeoutMs));
         if (outcome instanceof Response) {
-          if (attempt && !retryable(outcome.status)) return handBack(outcome);
+          if (attempt && !retryable(outcome.status)) return outcome;
           const settled = await settle(outcome);
-          if (!settled.held) return handBack(settled.response);
+          if (!settled.held) return settled.response;
           outcome = lastResponse = settled.response;
         }
       } catch (error) {
-        outcome = asTimeoutError(error, timeoutMs, url);
+        outcome = error;
         // The first answer could not be read: the call fails as it would have without retries.
         if (!attempt) throw outcome;
         if (!isNetworkError(error)) break;
       }
       const delayMs = ++attempt > retries ? undefined : delayBefore(attempt, outcome);
       if (delayMs === undefined) break;
-      onRetry?.({ attempt, delayMs, reason: outcome instanceof Response ? outcome.status : "network-error", method: copy.method, url });
+      onRetry?.({ attempt, delayMs, reason: outcome instanceof Response ? outcome.status : "network-error", method: copy.method, url: copy.url });
       await sleep(delayMs, copy.signal);
     }
     return lastResponse ?? outcome;
@@ -322,7 +298,7 @@ export function createApiClient<Paths extends {}>(options: CommonClientOptions, 
   const client = createClient<Paths>(clientOptions);
   const { timeoutMs } = options;
   // onRequest runs in this order and onResponse/onError in reverse: retry keeps a copy of the
-  // request before the deadline is attached, and sees a timeout already turned into TimeoutError.
+  // request before the deadline is attached, and gives each copy it sends a deadline of its own.
   const chain: Middleware[] = [...(settings.outer ?? [])];
   // `retry: true` spreads to no options, the defaults.
   if (options.retry) chain.push(retry({ ...(options.retry as RetryOptions), timeoutMs, isRetrySafe: settings.isRetrySafe }));
