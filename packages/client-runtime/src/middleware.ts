@@ -91,8 +91,8 @@ function withDeadline(request: Request, timeoutMs: number): Request {
 }
 
 /**
- * Whether `error` means an attempt ran out of time: this runtime's {@link TimeoutError}, or the
- * platform's own DOMException (`AbortSignal.timeout`), which a body read as a stream still raises.
+ * Whether `error` means an attempt ran out of time: the {@link TimeoutError} a deadline aborts
+ * with, or the platform's own DOMException of a caller's `AbortSignal.timeout()`.
  */
 export function isTimeoutError(error: unknown): boolean {
   return error instanceof Error && error.name === "TimeoutError";

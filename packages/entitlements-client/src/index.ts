@@ -60,7 +60,7 @@ function openAnswer(request: Record<string, unknown>, cause: string): Response {
 
 /** Why a check may be answered locally after this error: a timeout or a network error; otherwise undefined. */
 function openCause(error: unknown): string | undefined {
-  // isTimeoutError takes the platform's own DOMException too: settle() reads the body as a stream.
+  // A deadline's TimeoutError, or the platform's DOMException of a caller's own timeout signal.
   return isTimeoutError(error) ? "timeout" : isNetworkError(error) ? "network error" : undefined;
 }
 
