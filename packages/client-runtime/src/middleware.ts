@@ -163,16 +163,16 @@ export async function settle(response: Response): Promise<{ response: Response; 
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onAbort = () => {
+    // Called by the timer or by the signal, whichever comes first.
+    const wake = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      signal.removeEventListener("abort", wake);
+      if (signal.aborted) reject(signal.reason);
+      else resolve();
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener("abort", wake);
+    if (signal.aborted) wake();
   });
 }
 
@@ -195,11 +195,10 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
   // Untouched copies of retry-safe requests, by call id: the body of the sent request is consumed.
   const pristine = new Map<string, Request>();
 
+  /** The wait before retry `attempt`: the backoff, or longer when `Retry-After` asks; none past maxDelayMs. */
   function delayBefore(attempt: number, outcome: Response | unknown): number | undefined {
     const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    if (!(outcome instanceof Response)) return backoff;
-    const asked = retryAfterMs(outcome.headers.get("retry-after"));
-    if (asked === undefined) return backoff;
+    const asked = outcome instanceof Response ? (retryAfterMs(outcome.headers.get("retry-after")) ?? 0) : 0;
     return asked > maxDelayMs ? undefined : Math.max(backoff, asked);
   }
 

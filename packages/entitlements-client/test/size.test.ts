@@ -5,4 +5,4 @@
 import { fileURLToPath } from "node:url";
 import { mainEntrySizeTest } from "@api-contracts/dev-tools/testing";
 
-mainEntrySizeTest("@api-contracts/entitlements-client", fileURLToPath(new URL(".", import.meta.url)), 5800);
+mainEntrySizeTest("@api-contracts/entitlements-client", fileURLToPath(new URL(".", import.meta.url)), 5700);

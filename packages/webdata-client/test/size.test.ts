@@ -5,4 +5,4 @@
 import { fileURLToPath } from "node:url";
 import { mainEntrySizeTest } from "@api-contracts/dev-tools/testing";
 
-mainEntrySizeTest("@api-contracts/webdata-client", fileURLToPath(new URL(".", import.meta.url)), 5300);
+mainEntrySizeTest("@api-contracts/webdata-client", fileURLToPath(new URL(".", import.meta.url)), 5200);
