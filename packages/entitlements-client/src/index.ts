@@ -52,10 +52,7 @@ function openAnswer(request: Record<string, unknown>, cause: string): Response {
   const answer: CheckAnswer = { allowed: true, customer_id: String(request.customer_id ?? ""), balance: null, flag: null };
   if (typeof request.entity_id === "string") answer.entity_id = request.entity_id;
   if (typeof request.required_balance === "number") answer.required_balance = request.required_balance;
-  return new Response(JSON.stringify(answer), {
-    status: 202,
-    headers: { "content-type": "application/json", "x-fail-open": cause },
-  });
+  return Response.json(answer, { status: 202, headers: { "x-fail-open": cause } });
 }
 
 /** Why a check may be answered locally after this error: a timeout or a network error; otherwise undefined. */
