@@ -9,9 +9,7 @@ export type { Middleware } from "openapi-fetch";
 export { ClientRequest } from "./request.js";
 
 /** Statuses worth another attempt: rate limited, bad gateway, unavailable. */
-const RETRY_STATUSES = new Set([429, 502, 503]);
-/** Methods that may be repeated without changing the outcome (RFC 9110, section 9.2.2). */
-const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+const retryable = (status: number) => status === 429 || status === 502 || status === 503;
 
 export interface RetryOptions {
   /** Attempts after the first one. Default 2. */
@@ -38,9 +36,9 @@ export interface RetryEvent {
 /** Decides whether a call may be sent twice. Receives an untouched copy of the request. */
 export type RetrySafety = (request: Request, schemaPath: string) => boolean | Promise<boolean>;
 
-/** The call's HTTP method is idempotent, or it carries an `x-idempotency-key` header. */
+/** The call's HTTP method is idempotent (RFC 9110, section 9.2.2), or it carries an `x-idempotency-key` header. */
 export const idempotentOrKeyed: RetrySafety = (request) =>
-  IDEMPOTENT_METHODS.has(request.method) || request.headers.has("x-idempotency-key");
+  /^(GET|HEAD|OPTIONS|PUT|DELETE|TRACE)$/.test(request.method) || request.headers.has("x-idempotency-key");
 
 /** Raised when an attempt takes longer than `timeoutMs`. */
 export class TimeoutError extends Error {
@@ -77,20 +75,28 @@ function positive(value: number, name: string): number {
   return value;
 }
 
-/** A copy of `request`, of the same class, that aborts after `timeoutMs` or with the caller's signal. */
+/**
+ * A copy of `request`, of the same class, that aborts with the caller's signal or after `timeoutMs`
+ * with a {@link TimeoutError}. fetch, and the answer's body read any way after it, reject with the
+ * reason their signal aborted with, so the deadline's own error reaches the caller as it is, body
+ * included, with no wrapper on the answer.
+ */
 function withDeadline(request: Request, timeoutMs: number): Request {
-  const deadline = AbortSignal.timeout(timeoutMs);
+  const deadline = new AbortController();
+  // unref: like AbortSignal.timeout's, the timer alone does not keep Node running.
+  (setTimeout(() => deadline.abort(new TimeoutError(timeoutMs, request.url)), timeoutMs) as { unref?: () => void }).unref?.();
   const own = ClientRequest.ownSignal(request);
-  const signal = own ? AbortSignal.any([own, deadline]) : deadline;
+  const signal = own ? AbortSignal.any([own, deadline.signal]) : deadline.signal;
   return ClientRequest.is(request) ? (new ClientRequest(request, { signal }) as unknown as Request) : new Request(request, { signal });
 }
 
-function isTimeout(error: unknown): boolean {
+/**
+ * Whether `error` means an attempt ran out of time: the {@link TimeoutError} a deadline aborts
+ * with, or the platform's own DOMException of a caller's `AbortSignal.timeout()`.
+ */
+export function isTimeoutError(error: unknown): boolean {
   return error instanceof Error && error.name === "TimeoutError";
 }
-
-/** The `code` Bun's fetch gives the plain Error it throws when a connection is refused, reset or closed. */
-const BUN_NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ConnectionRefused", "ConnectionClosed", "FailedToOpenSocket"]);
 
 /**
  * Whether `error` means the call got no answer because of the network (refused, reset, closed,
@@ -100,46 +106,15 @@ const BUN_NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ConnectionRefu
  * `ConnectionRefused`. An abort or a timeout (a DOMException, whose `code` is a number) is not one.
  */
 export function isNetworkError(error: unknown): boolean {
-  return error instanceof TypeError || (error instanceof Error && BUN_NETWORK_CODES.has((error as { code?: unknown }).code as string));
-}
-
-function asTimeoutError(error: unknown, timeoutMs: number, url: string): unknown {
-  return isTimeout(error) && !(error instanceof TimeoutError) ? new TimeoutError(timeoutMs, url) : error;
-}
-
-/** The ways openapi-fetch (and most callers) read an answer's body. */
-const BODY_READERS = ["text", "json", "arrayBuffer", "blob", "bytes", "formData"] as const;
-
-/**
- * Makes the answer's body readers raise a {@link TimeoutError} when the deadline cuts the body off:
- * the body is read after the middleware has run, where the platform raises its own DOMException.
- * The readers of this one answer are replaced in place (a wrapping stream would cost every call
- * tens of microseconds); `response.body` read as a stream still gets the platform's error.
- */
-function bodyUnderDeadline(response: Response, timeoutMs: number, url: string): undefined {
-  const readers = response as unknown as Record<string, () => Promise<unknown>>;
-  for (const name of BODY_READERS) {
-    const read = readers[name];
-    if (typeof read !== "function") continue;
-    readers[name] = () => read.call(response).catch((error: unknown) => Promise.reject(asTimeoutError(error, timeoutMs, url)));
-  }
-  return undefined;
+  // The codes of the plain Error Bun's fetch throws when a connection is refused, reset or closed.
+  return error instanceof TypeError || (error instanceof Error && /^(ECONNRESET|ECONNREFUSED|ConnectionRefused|ConnectionClosed|FailedToOpenSocket)$/.test((error as { code?: unknown }).code as string));
 }
 
 /** Aborts each attempt that takes longer than `timeoutMs`, headers and body, with a {@link TimeoutError}. */
 export function timeout(timeoutMs: number): Middleware {
   positive(timeoutMs, "timeoutMs");
   return {
-    onRequest({ request }) {
-      return withDeadline(request, timeoutMs);
-    },
-    onResponse({ response, request }) {
-      return response.body ? bodyUnderDeadline(response, timeoutMs, request.url) : undefined;
-    },
-    onError({ error, request }) {
-      const converted = asTimeoutError(error, timeoutMs, request.url);
-      return converted instanceof Error ? converted : undefined;
-    },
+    onRequest: ({ request }) => withDeadline(request, timeoutMs),
   };
 }
 
@@ -166,43 +141,38 @@ export const RETAINED_ANSWER_LIMIT = 64 * 1024;
 export async function settle(response: Response): Promise<{ response: Response; held: boolean }> {
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   const reader = response.body?.getReader();
-  if (!reader) return { response: new Response(null, init), held: true };
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { response: new Response(new Blob(chunks as BlobPart[]), init), held: true };
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > RETAINED_ANSWER_LIMIT) {
+  for (let next; reader && !(next = await reader.read()).done; ) {
+    chunks.push(next.value);
+    if ((size += next.value.byteLength) > RETAINED_ANSWER_LIMIT) {
+      // What was read first, then the rest as it arrives.
       const rest = new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (const chunk of chunks) controller.enqueue(chunk);
-        },
         async pull(controller) {
-          const next = await reader.read();
-          if (next.done) controller.close();
-          else controller.enqueue(next.value);
+          const chunk = chunks.shift() ?? (await reader.read()).value;
+          if (chunk) controller.enqueue(chunk);
+          else controller.close();
         },
         cancel: (reason) => reader.cancel(reason),
       });
       return { response: new Response(rest, init), held: false };
     }
   }
+  return { response: new Response(reader ? new Blob(chunks as BlobPart[]) : null, init), held: true };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
+    // Called by the timer or by the signal, whichever comes first.
+    const wake = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      signal.removeEventListener("abort", wake);
+      if (signal.aborted) reject(signal.reason);
+      else resolve();
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener("abort", wake);
+    if (signal.aborted) wake();
   });
 }
 
@@ -225,50 +195,36 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
   // Untouched copies of retry-safe requests, by call id: the body of the sent request is consumed.
   const pristine = new Map<string, Request>();
 
+  /** The wait before retry `attempt`: the backoff, or longer when `Retry-After` asks; none past maxDelayMs. */
   function delayBefore(attempt: number, outcome: Response | unknown): number | undefined {
     const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    if (!(outcome instanceof Response)) return backoff;
-    const asked = retryAfterMs(outcome.headers.get("retry-after"));
-    if (asked === undefined) return backoff;
+    const asked = outcome instanceof Response ? (retryAfterMs(outcome.headers.get("retry-after")) ?? 0) : 0;
     return asked > maxDelayMs ? undefined : Math.max(backoff, asked);
   }
 
   /** Runs the remaining attempts; resolves to the last response, or the last error if none came. */
   async function attempts(copy: Request, first: Response | unknown, fetchFn: typeof fetch): Promise<Response | unknown> {
-    // An answer handed back here skips the timeout middleware: its body gets the deadline's error here.
-    const underDeadline = (response: Response): Response => {
-      if (timeoutMs !== undefined && response.body) bodyUnderDeadline(response, timeoutMs, copy.url);
-      return response;
-    };
     let outcome: Response | unknown = first;
-    if (first instanceof Response) {
-      const settled = await settle(first).catch((error: unknown) => Promise.reject(timeoutMs === undefined ? error : asTimeoutError(error, timeoutMs, copy.url)));
-      if (!settled.held) return underDeadline(settled.response);
-      outcome = settled.response;
-    }
-    let lastResponse = outcome instanceof Response ? outcome : undefined;
-    for (let attempt = 1; attempt <= retries; attempt++) {
-      const delayMs = delayBefore(attempt, outcome);
-      if (delayMs === undefined) break;
-      onRetry?.({
-        attempt,
-        delayMs,
-        reason: outcome instanceof Response ? outcome.status : "network-error",
-        method: copy.method,
-        url: copy.url,
-      });
-      await sleep(delayMs, copy.signal);
-      const next = timeoutMs === undefined ? copy.clone() : withDeadline(copy.clone(), timeoutMs);
+    let lastResponse: Response | undefined;
+    for (let attempt = 0; ; ) {
       try {
-        const response = await fetchFn(next);
-        if (!RETRY_STATUSES.has(response.status)) return underDeadline(response);
-        const settled = await settle(response);
-        if (!settled.held) return underDeadline(settled.response);
-        outcome = lastResponse = settled.response;
+        if (attempt) outcome = await fetchFn(timeoutMs === undefined ? copy.clone() : withDeadline(copy.clone(), timeoutMs));
+        if (outcome instanceof Response) {
+          if (attempt && !retryable(outcome.status)) return outcome;
+          const settled = await settle(outcome);
+          if (!settled.held) return settled.response;
+          outcome = lastResponse = settled.response;
+        }
       } catch (error) {
-        outcome = timeoutMs === undefined ? error : asTimeoutError(error, timeoutMs, copy.url);
+        outcome = error;
+        // The first answer could not be read: the call fails as it would have without retries.
+        if (!attempt) throw outcome;
         if (!isNetworkError(error)) break;
       }
+      const delayMs = ++attempt > retries ? undefined : delayBefore(attempt, outcome);
+      if (delayMs === undefined) break;
+      onRetry?.({ attempt, delayMs, reason: outcome instanceof Response ? outcome.status : "network-error", method: copy.method, url: copy.url });
+      await sleep(delayMs, copy.signal);
     }
     return lastResponse ?? outcome;
   }
@@ -281,7 +237,7 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
     async onResponse({ response, id, options }) {
       const copy = pristine.get(id);
       pristine.delete(id);
-      if (!copy || !RETRY_STATUSES.has(response.status)) return undefined;
+      if (!copy || !retryable(response.status)) return undefined;
       const result = await attempts(copy, response, options.fetch);
       return result instanceof Response ? result : response;
     },
@@ -311,11 +267,6 @@ export interface CommonClientOptions {
   retry?: boolean | RetryOptions | undefined;
 }
 
-/** Hands a custom fetch the global Request it is written for. */
-function viaGlobalRequest(fetchFn: (input: Request) => Promise<Response>) {
-  return (request: Request) => fetchFn(ClientRequest.toRequest(request));
-}
-
 /** What a client factory tells {@link createApiClient} about its API. */
 export interface ClientFactorySettings {
   /** Named in errors, e.g. `createEntitlementsClient`. */
@@ -337,7 +288,8 @@ export function createApiClient<Paths extends {}>(options: CommonClientOptions, 
   const clientOptions: ClientOptions = {
     baseUrl,
     Request: ClientRequest as unknown as typeof Request,
-    fetch: options.fetch ? viaGlobalRequest(options.fetch) : ClientRequest.send,
+    // A custom fetch gets the global Request it is written for.
+    fetch: options.fetch ? (request: Request) => options.fetch!(ClientRequest.toRequest(request)) : ClientRequest.send,
     // A default header rather than a middleware: a client without timeout, retry or fail-open then
     // runs no middleware at all, which saves openapi-fetch a call id and an options object per call.
     headers: { ...options.headers, Authorization: `Bearer ${apiKey}` },
@@ -345,12 +297,10 @@ export function createApiClient<Paths extends {}>(options: CommonClientOptions, 
   const client = createClient<Paths>(clientOptions);
   const { timeoutMs } = options;
   // onRequest runs in this order and onResponse/onError in reverse: retry keeps a copy of the
-  // request before the deadline is attached, and sees a timeout already turned into TimeoutError.
+  // request before the deadline is attached, and gives each copy it sends a deadline of its own.
   const chain: Middleware[] = [...(settings.outer ?? [])];
-  if (options.retry) {
-    const retryOptions = options.retry === true ? {} : options.retry;
-    chain.push(retry({ ...retryOptions, timeoutMs, ...(settings.isRetrySafe ? { isRetrySafe: settings.isRetrySafe } : {}) }));
-  }
+  // `retry: true` spreads to no options, the defaults.
+  if (options.retry) chain.push(retry({ ...(options.retry as RetryOptions), timeoutMs, isRetrySafe: settings.isRetrySafe }));
   if (timeoutMs !== undefined) chain.push(timeout(timeoutMs));
   client.use(...chain);
   return client;

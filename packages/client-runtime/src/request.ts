@@ -5,20 +5,10 @@
 // call, the serialized body text), so a call builds one undici Request, inside fetch, and a retry
 // can send the same text again.
 
-const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 /** Methods the Fetch standard writes in upper case whatever case they are given in. */
-const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
-/** The RequestInit members a copy keeps in its own fields rather than in the init handed to fetch. */
-const OWN_INIT = new Set(["method", "headers", "body", "signal", "redirect"]);
+const NORMALIZED_METHOD = /^(delete|get|head|options|post|put)$/i;
 /** Header values never shown when a request is logged. */
-const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key"]);
-
-type RequestSource = string | URL | ClientRequest | Request;
-
-function normalizeMethod(method: string): string {
-  const upper = method.toUpperCase();
-  return NORMALIZED_METHODS.has(upper) ? upper : method;
-}
+const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key)$/;
 
 function unusable(): TypeError {
   return new TypeError("Body is unusable: Body has already been read");
@@ -31,16 +21,19 @@ function unusable(): TypeError {
  * Request; `new Request(request.url, request)` makes one.
  */
 export class ClientRequest {
-  readonly method: string;
+  readonly method: string = "GET";
   readonly headers: Headers;
-  readonly redirect: RequestRedirect;
+  readonly redirect: RequestRedirect = "follow";
   #url: string;
   #href: string | undefined;
-  #body: BodyInit | null;
+  #body: BodyInit | null = null;
   #stream: ReadableStream<Uint8Array> | null | undefined;
-  #signal: AbortSignal | undefined = undefined;
+  #signal: AbortSignal | undefined;
   #used = false;
-  /** The RequestInit as given: its other members (cache, keepalive, an undici dispatcher, ...) go to fetch. */
+  /**
+   * The RequestInit as given: its other members (cache, keepalive, an undici dispatcher, ...) go to
+   * fetch, which gets the members this class keeps from the request itself, whatever the init says.
+   */
   #init: RequestInit;
 
   /**
@@ -48,35 +41,26 @@ export class ClientRequest {
    * is rather than copied: openapi-fetch makes a fresh one for every call. The URL is not checked
    * here: the client checks its base URL once, and fetch rejects a URL it cannot parse.
    */
-  constructor(input: RequestSource, init: RequestInit = {}) {
+  constructor(input: string | URL | ClientRequest | Request, init: RequestInit = {}) {
     const { method, headers, body, signal, redirect } = init;
     let source: ClientRequest | undefined;
     if (typeof input === "string" || input instanceof URL) {
-      this.#url = typeof input === "string" ? input : input.href;
-      this.method = "GET";
-      this.#body = null;
-      this.redirect = "follow";
+      this.#url = String(input);
       this.#init = init;
     } else {
-      source = ClientRequest.is(input) ? input : ClientRequest.from(input);
+      // A global Request is its own init: its members are getters, so nothing else of it is kept.
+      source = ClientRequest.is(input) ? input : new ClientRequest(input.url, input);
       this.#url = source.#url;
       this.method = source.method;
       this.#body = source.#body;
       this.#signal = source.#signal;
       this.redirect = source.redirect;
-      // The copies timeout and retry make pass only a signal; keeping the original init keeps
-      // every request of one shape for the engine.
-      this.#init = source.#init;
-      for (const key in init) {
-        if (!OWN_INIT.has(key)) this.#init = { ...this.#init, [key]: init[key as keyof RequestInit] };
-      }
+      this.#init = { ...source.#init, ...init };
     }
-    if (method !== undefined) this.method = NORMALIZED_METHODS.has(method) ? method : normalizeMethod(method);
-    this.headers = headers instanceof Headers && source === undefined ? headers : new Headers(headers ?? source?.headers);
+    if (method) this.method = NORMALIZED_METHOD.test(method) ? method.toUpperCase() : method;
+    this.headers = headers instanceof Headers && !source ? headers : new Headers(headers ?? source?.headers);
     if (body !== undefined) this.#body = body;
-    if (this.#body !== null && (this.method === "GET" || this.method === "HEAD")) {
-      throw new TypeError("Request with GET/HEAD method cannot have body.");
-    }
+    if (this.#body !== null && /^(GET|HEAD)$/.test(this.method)) throw new TypeError("Request with GET/HEAD method cannot have body.");
     if (signal) this.#signal = signal;
     if (redirect) this.redirect = redirect;
   }
@@ -94,20 +78,9 @@ export class ClientRequest {
     return ClientRequest.is(value) || value instanceof Request;
   }
 
-  /** Copies a global Request; its body stream is taken over, as `new Request(request)` does. */
-  static from(request: Request): ClientRequest {
-    return new ClientRequest(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signal: request.signal,
-      redirect: request.redirect,
-    });
-  }
-
   /** The fetch transport: sends one of these requests, or a global Request, with the global fetch. */
   static send(this: void, request: ClientRequest | Request, init?: RequestInit): Promise<Response> {
-    return ClientRequest.is(request) ? globalThis.fetch(request.#url, request.#fetchInit(init)) : globalThis.fetch(request, init);
+    return ClientRequest.is(request) ? fetch(request.#url, request.#fetchInit(init)) : fetch(request, init);
   }
 
   /** A global Request with the same members, for code that needs one (e.g. a fetch of its own). */
@@ -122,15 +95,20 @@ export class ClientRequest {
 
   #fetchInit(more?: RequestInit): RequestInit {
     // fetch reads a plain record of headers several microseconds faster than a Headers object.
-    const headers: Record<string, string> = {};
-    this.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    const init: RequestInit = { ...this.#init, ...more, method: this.method, headers, body: this.#body, redirect: this.redirect };
+    const init: RequestInit = { ...this.#init, ...more, method: this.method, headers: this.#headerRecord(), body: this.#body, redirect: this.redirect };
+    // Only a signal the caller gave or a copy was made with: most calls have none.
     if (this.#signal) init.signal = this.#signal;
     // A stream is sent as it arrives; fetch requires saying so.
     if (this.#body instanceof ReadableStream) (init as { duplex?: string }).duplex = "half";
     return init;
+  }
+
+  #headerRecord(hide?: RegExp): Record<string, string> {
+    const record: Record<string, string> = {};
+    this.headers.forEach((value, name) => {
+      record[name] = hide?.test(name) ? "[redacted]" : value;
+    });
+    return record;
   }
 
   get url(): string {
@@ -143,10 +121,8 @@ export class ClientRequest {
 
   /** A stream of the body. Unlike a global Request, reading it leaves a text body sendable. */
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.#stream === undefined) {
-      this.#stream = this.#body instanceof ReadableStream || this.#body === null ? this.#body : new Response(this.#body).body;
-    }
-    return this.#stream;
+    const body = this.#body;
+    return (this.#stream ??= body instanceof ReadableStream || body === null ? body : new Response(body).body);
   }
 
   /** Lets `new Request(url, request)` take this request as its init, body stream included. */
@@ -196,7 +172,7 @@ export class ClientRequest {
   }
 
   async bytes(): Promise<Uint8Array> {
-    return new Uint8Array(await this.#take().arrayBuffer());
+    return new Uint8Array(await this.arrayBuffer());
   }
 
   async formData(): Promise<FormData> {
@@ -208,12 +184,8 @@ export class ClientRequest {
   }
 
   /** What `console.log(request)` shows: secrets such as the API key are left out. */
-  [INSPECT](depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
-    const headers: Record<string, string> = {};
-    this.headers.forEach((value, name) => {
-      headers[name] = SECRET_HEADERS.has(name) ? "[redacted]" : value;
-    });
-    const shown = { method: this.method, url: this.#url, headers, redirect: this.redirect, bodyUsed: this.#used };
+  [Symbol.for("nodejs.util.inspect.custom")](depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+    const shown = { method: this.method, url: this.#url, headers: this.#headerRecord(SECRET_HEADER), redirect: this.redirect, bodyUsed: this.#used };
     return depth < 0 ? "[ClientRequest]" : `ClientRequest ${inspect(shown, { ...options, depth: depth - 1 })}`;
   }
 }

@@ -157,6 +157,12 @@ describe("ClientRequest", () => {
     expect([copy.method, copy.headers.get("authorization"), copy.signal.aborted]).toEqual(["POST", "Bearer k", true]);
   });
 
+  it("copies a global Request: method, headers, body and URL", async () => {
+    const global = new Request(url, { method: "POST", headers: { "x-trace": "t1" }, body: '{"a":1}' });
+    const copy = new ClientRequest(global);
+    expect([copy.url, copy.method, copy.headers.get("x-trace"), await copy.text()]).toEqual([url, "POST", "t1", '{"a":1}']);
+  });
+
   it("counts as a Request for openapi-fetch's checks but is told apart from one", () => {
     const global = new Request(url);
     expect(global instanceof ClientRequest).toBe(true);

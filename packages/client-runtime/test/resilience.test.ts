@@ -165,6 +165,18 @@ describe("timeout", () => {
     expect(failure).toBeInstanceOf(TimeoutError);
   });
 
+  it("a body read as a stream and cut off by the deadline fails with the TimeoutError too", async () => {
+    server = await startServer((_request, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"name":');
+      setTimeout(() => res.end('"box"}'), 400).unref();
+    });
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, timeoutMs: 150 });
+    const { data } = await client.GET("/v1/things", { parseAs: "stream" });
+    const failure = await new Response(data as ReadableStream).text().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(TimeoutError);
+  });
+
   it("rejects a timeout that is not a positive number", () => {
     expect(() => createThingsClient({ apiKey: "k", timeoutMs: 0 })).toThrow(RangeError);
   });

@@ -1,6 +1,6 @@
 import type { Client, Middleware } from "openapi-fetch";
 import type { components, paths } from "./generated/entitlements.js";
-import { createApiClient, idempotentOrKeyed, isNetworkError, settle, TimeoutError, type CommonClientOptions, type RetrySafety } from "@api-contracts/client-runtime";
+import { createApiClient, idempotentOrKeyed, isNetworkError, isTimeoutError, settle, type CommonClientOptions, type RetrySafety } from "@api-contracts/client-runtime";
 
 export type * from "./generated/entitlements.js";
 export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/client-runtime";
@@ -25,7 +25,8 @@ export type EntitlementsError = components["schemas"]["Error"];
 
 type CheckAnswer = components["schemas"]["CheckResponse"];
 
-const CHECK_PATHS = new Set(["/v1/balances.check", "/v1/check"]);
+/** The check's path, and its older alias. */
+const isCheck = (schemaPath: string) => schemaPath === "/v1/balances.check" || schemaPath === "/v1/check";
 
 async function jsonBody(request: Request): Promise<Record<string, unknown>> {
   try {
@@ -44,24 +45,20 @@ export const entitlementsRetrySafe: RetrySafety = async (request, schemaPath) =>
   if (idempotentOrKeyed(request, schemaPath)) return true;
   const body = await jsonBody(request);
   if (typeof body.idempotency_key === "string") return true;
-  return CHECK_PATHS.has(schemaPath) && body.send_event !== true && body.lock === undefined;
+  return isCheck(schemaPath) && body.send_event !== true && body.lock === undefined;
 };
 
 function openAnswer(request: Record<string, unknown>, cause: string): Response {
   const answer: CheckAnswer = { allowed: true, customer_id: String(request.customer_id ?? ""), balance: null, flag: null };
   if (typeof request.entity_id === "string") answer.entity_id = request.entity_id;
   if (typeof request.required_balance === "number") answer.required_balance = request.required_balance;
-  return new Response(JSON.stringify(answer), {
-    status: 202,
-    headers: { "content-type": "application/json", "x-fail-open": cause },
-  });
+  return Response.json(answer, { status: 202, headers: { "x-fail-open": cause } });
 }
 
 /** Why a check may be answered locally after this error: a timeout or a network error; otherwise undefined. */
 function openCause(error: unknown): string | undefined {
-  // The platform's own DOMException too: settle() reads the body as a stream.
-  if (error instanceof TimeoutError || (error instanceof Error && error.name === "TimeoutError")) return "timeout";
-  return isNetworkError(error) ? "network error" : undefined;
+  // A deadline's TimeoutError, or the platform's DOMException of a caller's own timeout signal.
+  return isTimeoutError(error) ? "timeout" : isNetworkError(error) ? "network error" : undefined;
 }
 
 /** Answers a check with `allowed: true` (status 202, header `x-fail-open`) when the service is down. */
@@ -74,7 +71,7 @@ export function failOpen(): Middleware {
   };
   return {
     async onRequest({ request, schemaPath, id }) {
-      if (CHECK_PATHS.has(schemaPath)) checks.set(id, await jsonBody(request));
+      if (isCheck(schemaPath)) checks.set(id, await jsonBody(request));
       return undefined;
     },
     async onResponse({ response, id }) {
