@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
 import { runContractTests } from "./run.js";
 import { DEFAULT_MAX_TIME_MS, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed } from "./options.js";
-import { SERVICES } from "./checks/registry.js";
+import { SERVICES, type Service } from "./checks/registry.js";
 import { formatClosing, formatResult, formatStale, formatSummary } from "./output.js";
 import { runFailed } from "./report.js";
 import { junitXml } from "./junit.js";
@@ -126,7 +126,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   const level = pick("level", "CONTRACT_LEVEL") ?? "schema";
   const problems: string[] = [];
   if (!service) problems.push("--service is required");
-  else if (!SERVICES.includes(service)) problems.push(`--service must be one of ${SERVICES.join(", ")} (got "${service}")`);
+  else if (!SERVICES.includes(service as Service)) problems.push(`--service must be one of ${SERVICES.join(", ")} (got "${service}")`);
   if (!baseUrl) problems.push("--base-url is required");
   if (!LEVELS.includes(level as Level)) problems.push(`--level must be one of ${LEVELS.join(", ")} (got "${level}")`);
   if (problems.length) {
@@ -143,7 +143,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     if (generate !== undefined) io.out(`seed ${seed} (--seed ${seed} repeats this run's generated requests)`);
     let progressShown = false;
     const report = await runContractTests({
-      service: service!,
+      service: service as Service,
       baseUrl: baseUrl!,
       apiKey,
       fixtures: pick("fixtures", "CONTRACT_FIXTURES"),

@@ -7,7 +7,7 @@ export { runFailed, type CheckResult, type OperationReport, type Report, type Ru
 export { Contract, loadBundledSpec } from "./judge.js";
 export { judgeJob, type Finding, type JobRecord } from "./webhooks/judge.js";
 export type { Exchange, Verdict } from "./judge.js";
-export type { ApiName as Service } from "@api-contracts/contract-core";
+export type { Service } from "./checks/registry.js";
 export { UsageError, checkFixtures, PLACEHOLDER } from "./fixtures.js";
 /** The fixtures format's JSON Schema (contract-core's; also shipped as `@api-contracts/contract-tests/fixtures.schema.json`). */
 export const fixturesSchema = coreFixturesSchema();

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { counted, fixturesSchema, type ApiName } from "@api-contracts/contract-core";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
-import { SERVICES } from "./checks/registry.js";
+import { SERVICES, type Service } from "./checks/registry.js";
 
 const INIT_USAGE = `Usage: contract-test init --service <${SERVICES.join("|")}> [--out <FILE.json>] [--force]
 
@@ -102,7 +102,7 @@ export async function init(argv: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const service = values.service ?? io.env.CONTRACT_SERVICE;
-  if (!service || !SERVICES.includes(service)) {
+  if (!service || !SERVICES.includes(service as Service)) {
     io.err(`contract-test init: --service must be one of ${SERVICES.join(", ")}${service ? ` (got "${service}")` : ""}\n${INIT_USAGE}`);
     return 2;
   }

@@ -1,7 +1,7 @@
 // A run's options, from the API, the command line or CONTRACT_* variables, checked and resolved.
-import { redactor, type ApiName } from "@api-contracts/contract-core";
+import { redactor } from "@api-contracts/contract-core";
 import { DEFAULT_LIMITS } from "./http.js";
-import { SERVICES } from "./checks/registry.js";
+import { SERVICES, type Service } from "./checks/registry.js";
 import { maskUrl } from "./secrets.js";
 import { SEVERITIES, type Level, type Severity } from "./checks/types.js";
 import { checkFixtures, PLACEHOLDER, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
@@ -13,7 +13,7 @@ import type { CheckResult, RunLimits } from "./report.js";
 export const LEVELS: readonly Level[] = ["schema", "behavior", "http", "webhooks"];
 
 export interface ContractTestOptions {
-  service: ApiName;
+  service: Service;
   baseUrl: string;
   /** Bearer key; defaults to `fixtures.api_keys[service]`. */
   apiKey?: string;
@@ -84,7 +84,7 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
   const baseUrl = value("CONTRACT_BASE_URL");
   if (!service || !baseUrl) throw new UsageError("CONTRACT_SERVICE and CONTRACT_BASE_URL must be set");
   return {
-    service,
+    service: service as Service,
     baseUrl,
     apiKey: value("CONTRACT_API_KEY"),
     fixtures: value("CONTRACT_FIXTURES"),
@@ -181,7 +181,7 @@ export function resolveOptions(options: ContractTestOptions): Resolved {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https (got ${url.protocol})`);
   const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures && checkFixtures(options.fixtures);
   if (level === "behavior") requireServiceFixtures(fixtures, options.service);
-  const apiKey = options.apiKey || (fixtures?.api_keys as Partial<Record<ApiName, string>> | undefined)?.[options.service];
+  const apiKey = options.apiKey || (fixtures?.api_keys as Partial<Record<Service, string>> | undefined)?.[options.service];
   if (!apiKey) throw new UsageError(`an API key is needed: pass --api-key or set api_keys.${options.service} in the fixtures`);
   if (PLACEHOLDER.test(apiKey)) throw new UsageError(`api_keys.${options.service} in the fixtures still holds its placeholder from contract-test init: put a key your server accepts there, or pass --api-key`);
   const limits: RunLimits = {

@@ -1,6 +1,6 @@
 // What a run reports: each check's result, grouped by operation, with the totals, the coverage and any hint.
 import type { Coverage } from "@api-contracts/contract-core";
-import type { ApiName } from "@api-contracts/contract-core";
+import type { Service } from "./checks/registry.js";
 import type { Failure, Level, Reproduction, Severity } from "./checks/types.js";
 import type { KnownDifference } from "./known-differences.js";
 
@@ -47,7 +47,7 @@ export interface OperationReport {
 }
 
 export interface Report {
-  service: ApiName;
+  service: Service;
   /** The target, with any password in the URL masked. */
   baseUrl: string;
   level: Level;

@@ -9,25 +9,27 @@ import { webdata } from "./webdata.js";
 import { httpProbes } from "../probes/checks.js";
 import { generatedChecks, type GenerationOptions } from "../generate/generated.js";
 
-const APIS: Partial<Record<ApiName, KitApi>> = { entitlements, webdata };
+const APIS = { entitlements, webdata } satisfies Partial<Record<ApiName, KitApi>>;
 
-/** The APIs of contract-core's registry that the kit has checks for, in the registry's order. */
-export const SERVICES: ApiName[] = listApis()
+/** An API the kit has checks for: a name of contract-core's registry with an entry in the kit's table. */
+export type Service = keyof typeof APIS & ApiName;
+
+/** The APIs the kit has checks for, in the order of contract-core's registry. */
+export const SERVICES: Service[] = listApis()
   .map((api) => api.name)
-  .filter((name) => APIS[name] !== undefined);
+  .filter((name): name is Service => Object.hasOwn(APIS, name));
 
 /** The kit's entry for an API: its client, its checks, its generation profile. */
-export function kitApi(service: ApiName): KitApi {
-  const api = APIS[service];
-  if (!api) throw new Error(`the kit has no checks for ${service}; it has for ${SERVICES.join(", ")}`);
-  return api;
+export function kitApi(service: Service): KitApi {
+  if (!SERVICES.includes(service)) throw new Error(`the kit has no checks for ${service}; it has for ${SERVICES.join(", ")}`);
+  return APIS[service];
 }
 
 /**
  * The checks a run performs, in order: the API's own checks and the HTTP probes of the level
  * (behaviour runs every one), then the generated checks when `generate` is given.
  */
-export function listChecks(service: ApiName, level: Level, { contract = contractOf(service), generate }: { contract?: Contract; generate?: GenerationOptions } = {}): Check[] {
+export function listChecks(service: Service, level: Level, { contract = contractOf(service), generate }: { contract?: Contract; generate?: GenerationOptions } = {}): Check[] {
   const api = kitApi(service);
   const all = [...api.checks(contract), ...httpProbes(contract), ...(generate ? generatedChecks(contract, api.generation, generate) : [])];
   return all.filter((check) => check.generated || level === "behavior" || check.level === level);
