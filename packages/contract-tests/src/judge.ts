@@ -68,14 +68,19 @@ export class Contract {
     return this.validators.findOperation(method, path);
   }
 
-  /** Pointer of the JSON Schema of the request body (application/json); undefined when it takes none. */
+  /** Pointer of the JSON Schema of the request body (application/json), past a `$ref`; undefined when it takes none. */
   requestBodySchema(operationId: string): string | undefined {
-    return this.operation(operationId).requestBody?.media.find((media) => media.mediaType === "application/json")?.schema;
+    return this.written(this.operation(operationId).requestBody?.media.find((media) => media.mediaType === "application/json")?.schema);
   }
 
-  /** Pointer of the schema of a parameter of the operation (path, query or header). */
+  /** Pointer of the schema of a parameter of the operation (path, query or header), past a `$ref`. */
   parameter(operationId: string, location: string, name: string): string | undefined {
-    return this.operation(operationId).parameters.find((param) => param.in === location && param.name === name)?.schema;
+    return this.written(this.operation(operationId).parameters.find((param) => param.in === location && param.name === name)?.schema);
+  }
+
+  /** Where the schema at a pointer is written: a schema that is only a `$ref` is followed, so that its members' pointers resolve. */
+  private written(pointer: string | undefined): string | undefined {
+    return pointer === undefined ? undefined : follow(this.doc, this.at(pointer), pointer).pointer;
   }
 
   /** Whether the schema at a pointer of the bundle accepts a value. */

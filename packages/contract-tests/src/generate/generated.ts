@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { isObject, OpenApiValidators, resolvePointer, type WalkedOperation } from "@api-contracts/contract-core";
+import { isObject, resolvePointer, type OpenApiValidators, type WalkedOperation } from "@api-contracts/contract-core";
 import { UnreachableError, type CallResult } from "../http.js";
 import type { Contract } from "../judge.js";
 import { snippet, type Check, type CheckContext, type Failure, type Outcome } from "../checks/types.js";
@@ -158,7 +158,8 @@ function followLink(link: Link, generated: GeneratedRequest, request: GeneratedR
  */
 export function generatedChecks(contract: Contract, profile: GenerationProfile, options: GenerationOptions): Check[] {
   const checks: Check[] = [];
-  const validators = new OpenApiValidators(contract.doc);
+  // The process's validators of the contract: runs side by side compile each schema once.
+  const { validators } = contract;
   const operations = validators.walkedOperations();
   const generated = (operation: WalkedOperation, name: string, what: string, link?: Link): Check => ({
     operation: operation.operationId,
