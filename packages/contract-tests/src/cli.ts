@@ -3,25 +3,26 @@ import { parseArgs } from "node:util";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
 import { runContractTests } from "./run.js";
-import { DEFAULT_MAX_TIME_MS, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed, SERVICES } from "./options.js";
+import { DEFAULT_MAX_TIME_MS, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed } from "./options.js";
+import { SERVICES, type Service } from "./checks/registry.js";
 import { formatClosing, formatResult, formatStale, formatSummary } from "./output.js";
 import { runFailed } from "./report.js";
 import { junitXml } from "./junit.js";
 import { init, type CommandIo } from "./init.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS } from "./webhooks/stage.js";
 import { loadKnownDifferences } from "./known-differences.js";
-import { maskUrl, redactor } from "./secrets.js";
-import type { Service } from "./judge.js";
+import { redactor } from "@api-contracts/contract-core";
+import { maskUrl } from "./secrets.js";
 import type { Level } from "./checks/types.js";
 
-export const USAGE = `Usage: contract-test --service <entitlements|webdata> --base-url <URL> [--api-key <KEY>]
+export const USAGE = `Usage: contract-test --service <${SERVICES.join("|")}> --base-url <URL> [--api-key <KEY>]
                      [--fixtures <FILE.json>] [--level <schema|behavior|http|webhooks>] [--report <FILE.json>]
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
                      [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
                      [--known-differences <FILE.json>] [--fail-on <failure|warning>]
                      [--webhook-secret <SECRET>] [--webhook-receiver <HOST:PORT>]
                      [--webhook-url <URL>] [--webhook-deadline <MS>]
-       contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
+       contract-test init --service <${SERVICES.join("|")}> [--out <FILE.json>] [--force]
 
   --level             schema (default): every operation through the generated clients;
                       behavior: also the stateful rules (needs --fixtures), the HTTP probes and

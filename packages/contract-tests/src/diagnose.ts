@@ -1,7 +1,8 @@
 // When most answers of a run are not the API's, the likely cause is the target, not the
 // implementation: a base URL with the version in it, the other API's port, a web page. One line
 // says which, so that "0 passed, 52 failed" comes with what to try.
-import { getApi, isJsonMediaType, listApis, loadBundle, OpenApiValidators, walkOperations } from "@api-contracts/contract-core";
+import { getApi, isJsonMediaType, listApis } from "@api-contracts/contract-core";
+import { contractOf } from "./judge.js";
 import type { ObservedExchange } from "./http.js";
 
 /** Fewer answers than this say too little to guess from. */
@@ -11,16 +12,12 @@ const SAMPLED_BODIES = 20;
 
 /** Checks a body against the documented error shapes (4xx and 5xx JSON schemas) of one API. */
 function errorShapeOf(api: string): (body: unknown) => boolean {
-  const document = loadBundle(api);
-  const validators = new OpenApiValidators(document);
-  const pointers = new Set<string>();
-  for (const op of walkOperations(document)) {
-    for (const response of op.responses) {
-      if (!/^[45]/.test(response.status) && response.status !== "default") continue;
-      for (const media of response.media) if (media.schema && isJsonMediaType(media.mediaType.toLowerCase())) pointers.add(media.schema);
-    }
-  }
-  const schemas = [...pointers].map((pointer) => validators.schema(pointer));
+  const { validators } = contractOf(api);
+  const pointers = validators
+    .walkedOperations()
+    .flatMap((op) => op.responses.filter((response) => /^[45]/.test(response.status) || response.status === "default"))
+    .flatMap((response) => response.media.filter((media) => isJsonMediaType(media.mediaType.toLowerCase())).map((media) => media.schema));
+  const schemas = [...new Set(pointers)].flatMap((pointer) => (pointer ? [validators.schema(pointer)] : []));
   return (body) => schemas.some((validate) => validate(body));
 }
 

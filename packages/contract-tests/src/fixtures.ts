@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { FixturesFormatError, parseFixtures, type Fixtures } from "@api-contracts/contract-core";
-import type { Service } from "./judge.js";
+import type { ApiName } from "@api-contracts/contract-core";
 
 export { PLACEHOLDER, type Fixtures, type EntitlementsFixtures, type WebdataFixtures, type ApiKeys } from "@api-contracts/contract-core";
 
@@ -39,7 +39,7 @@ export function readFixturesFile(file: string): Fixtures {
 }
 
 /** Throws a UsageError when the behaviour level lacks the section of the service under test. */
-export function requireServiceFixtures(fixtures: Fixtures | undefined, service: Service): void {
+export function requireServiceFixtures(fixtures: Fixtures | undefined, service: ApiName): void {
   if (!fixtures) throw new UsageError(`--level behavior needs --fixtures with an "${service}" section`);
   if (!fixtures[service]) throw new UsageError(`--level behavior needs an "${service}" section in the fixtures`);
 }

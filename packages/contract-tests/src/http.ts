@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createEntitlementsClient } from "@api-contracts/entitlements-client";
-import { createWebdataClient } from "@api-contracts/webdata-client";
 import type { SentRequest } from "@api-contracts/contract-core";
-import type { Contract, Exchange, Service, Verdict } from "./judge.js";
+import type { Contract, Exchange, Verdict } from "./judge.js";
 import { CheckFailure } from "./checks/failure.js";
 
 /** How a request authenticates: the real key, none, a wrong scheme, or a key the server cannot know. */
@@ -93,8 +91,11 @@ type ResultLoose = { data?: unknown; error?: unknown; response: Response };
  *  that the kit can also send the invalid requests the typed surface rightly refuses. */
 type LooseClient = Record<string, (path: string, init: RequestInitLoose) => Promise<ResultLoose>>;
 
+/** Makes an API's generated client for a key and a base URL. */
+export type ClientFactory = (options: { apiKey: string; baseUrl: string }) => unknown;
+
 interface CallerOptions {
-  service: Service;
+  client: ClientFactory;
   contract: Contract;
   baseUrl: string;
   apiKey: string;
@@ -127,9 +128,6 @@ function parsedBody(text: string | undefined): unknown {
   }
 }
 
-/** Each API's generated client, by its name in contract-core's registry. */
-const CLIENTS: Record<Service, (options: { apiKey: string; baseUrl: string }) => unknown> = { entitlements: createEntitlementsClient, webdata: createWebdataClient };
-
 /** A made-up credential for the wrong-scheme check: the real key never travels in another scheme. */
 const WRONG_SCHEME_CREDENTIAL = `Basic ${Buffer.from("contract-test:not-a-key").toString("base64")}`;
 
@@ -146,7 +144,7 @@ export class Caller {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.redact = options.redact ?? ((text) => text);
     this.basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, "");
-    this.client = CLIENTS[options.service]({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as unknown as LooseClient;
+    this.client = options.client({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as LooseClient;
   }
 
   /** Sends one request within the limits; a stalled or vanished target is an UnreachableError. */
@@ -218,8 +216,8 @@ export class Caller {
       init.body = options.body;
     }
     const send = this.client[ref.method];
-    if (!send) throw new Error(`The ${this.options.service} client has no ${ref.method} method`);
-    await send(ref.pathTemplate, init);
+    if (!send) throw new Error(`The client has no ${ref.method} method`);
+    await send(ref.path, init);
     if (!recorded) throw new Error(`${operationId}: the client sent no request`);
     const verdict = this.options.contract.judge(recorded);
     this.options.observe?.({ exchange: recorded, verdict, sent, keyed: auth === "valid" });

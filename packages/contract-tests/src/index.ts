@@ -6,7 +6,8 @@ export { formatResult, formatSummary } from "./output.js";
 export { runFailed, type CheckResult, type OperationReport, type Report, type RunLimits } from "./report.js";
 export { Contract, loadBundledSpec } from "./judge.js";
 export { judgeJob, type Finding, type JobRecord } from "./webhooks/judge.js";
-export type { Exchange, Verdict, OperationRef, Service } from "./judge.js";
+export type { Exchange, Verdict } from "./judge.js";
+export type { Service } from "./checks/registry.js";
 export { UsageError, checkFixtures, PLACEHOLDER } from "./fixtures.js";
 /** The fixtures format's JSON Schema (contract-core's; also shipped as `@api-contracts/contract-tests/fixtures.schema.json`). */
 export const fixturesSchema = coreFixturesSchema();
@@ -16,5 +17,5 @@ export { UnreachableError, AnswerTooLargeError } from "./http.js";
 export type { Level, Severity } from "./checks/types.js";
 export type { Coverage, OperationCoverage } from "@api-contracts/contract-core";
 export { main } from "./cli.js";
-export { redactor, REDACTED } from "./secrets.js";
+export { redactor, REDACTED } from "@api-contracts/contract-core";
 export { KnownDifferences, loadKnownDifferences, parseKnownDifferences, type KnownDifference } from "./known-differences.js";

@@ -3,13 +3,12 @@
 // must be, in the schema's own words (JSON has no comments: a member the format allows and the
 // kit ignores carries them).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { counted, fixturesSchema } from "@api-contracts/contract-core";
+import { counted, fixturesSchema, type ApiName } from "@api-contracts/contract-core";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
-import { SERVICES } from "./options.js";
-import type { Service } from "./judge.js";
+import { SERVICES, type Service } from "./checks/registry.js";
 
-const INIT_USAGE = `Usage: contract-test init --service <entitlements|webdata> [--out <FILE.json>] [--force]
+const INIT_USAGE = `Usage: contract-test init --service <${SERVICES.join("|")}> [--out <FILE.json>] [--force]
 
 Writes a fixtures file (default fixtures.json) with a placeholder for every id the behavior level
 needs and for the API key and, under "descriptions", what each must be. Replace each
@@ -30,7 +29,7 @@ interface PropertySchema {
 }
 
 /** The schema of the fixtures section of `service` (its `$ref` into `$defs`). */
-function sectionSchema(service: Service): { required?: string[]; properties: Record<string, PropertySchema> } {
+function sectionSchema(service: ApiName): { required?: string[]; properties: Record<string, PropertySchema> } {
   const schema = fixturesSchema();
   const properties = schema.properties as Record<string, { $ref: string }>;
   const name = properties[service]!.$ref.replace("#/$defs/", "");
@@ -38,7 +37,7 @@ function sectionSchema(service: Service): { required?: string[]; properties: Rec
 }
 
 /** The fixtures file `init` writes for `service`, as an object. */
-export function fixturesTemplate(service: Service): Record<string, unknown> {
+export function fixturesTemplate(service: ApiName): Record<string, unknown> {
   const section = sectionSchema(service);
   const members = section.required ?? Object.keys(section.properties);
   const values: Record<string, unknown> = {};
@@ -66,7 +65,7 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** An existing fixtures file with the section of `service` added beside what it holds, or why it cannot be. */
-function withSection(text: string, service: Service): Json | string {
+function withSection(text: string, service: ApiName): Json | string {
   let existing: unknown;
   try {
     existing = JSON.parse(text);
@@ -109,7 +108,7 @@ export async function init(argv: string[], io: CommandIo): Promise<number> {
   }
   const out = values.out ?? "fixtures.json";
   const adding = existsSync(out) && !values.force;
-  const written = adding ? withSection(readFileSync(out, "utf8"), service as Service) : fixturesTemplate(service as Service);
+  const written = adding ? withSection(readFileSync(out, "utf8"), service) : fixturesTemplate(service);
   if (typeof written === "string") {
     io.err(`contract-test init: ${out} ${written}; choose another --out or pass --force to overwrite it`);
     return 2;

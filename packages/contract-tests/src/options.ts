@@ -1,10 +1,8 @@
 // A run's options, from the API, the command line or CONTRACT_* variables, checked and resolved.
+import { redactor } from "@api-contracts/contract-core";
 import { DEFAULT_LIMITS } from "./http.js";
-import { SERVICES } from "./checks/registry.js";
-
-export { SERVICES };
-import { maskUrl, redactor, withoutCredentials } from "./secrets.js";
-import type { Service } from "./judge.js";
+import { SERVICES, type Service } from "./checks/registry.js";
+import { maskUrl } from "./secrets.js";
 import { SEVERITIES, type Level, type Severity } from "./checks/types.js";
 import { checkFixtures, PLACEHOLDER, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
 import { loadKnownDifferences, type KnownDifference } from "./known-differences.js";
@@ -183,7 +181,7 @@ export function resolveOptions(options: ContractTestOptions): Resolved {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https (got ${url.protocol})`);
   const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures && checkFixtures(options.fixtures);
   if (level === "behavior") requireServiceFixtures(fixtures, options.service);
-  const apiKey = options.apiKey || fixtures?.api_keys?.[options.service];
+  const apiKey = options.apiKey || (fixtures?.api_keys as Partial<Record<Service, string>> | undefined)?.[options.service];
   if (!apiKey) throw new UsageError(`an API key is needed: pass --api-key or set api_keys.${options.service} in the fixtures`);
   if (PLACEHOLDER.test(apiKey)) throw new UsageError(`api_keys.${options.service} in the fixtures still holds its placeholder from contract-test init: put a key your server accepts there, or pass --api-key`);
   const limits: RunLimits = {
@@ -199,11 +197,14 @@ export function resolveOptions(options: ContractTestOptions): Resolved {
   const seed = options.seed ?? randomSeed();
   const failOn = options.failOn === undefined ? "failure" : parseFailOn("failOn", options.failOn)!;
   const trim = (href: string) => href.replace(/\/+$/, "");
+  // fetch refuses URLs with credentials, and the APIs authenticate by Bearer key.
+  const bare = new URL(url.href);
+  bare.username = bare.password = "";
   return {
     level,
     fixtures,
     apiKey,
-    baseUrl: trim(withoutCredentials(url).href),
+    baseUrl: trim(bare.href),
     shownBaseUrl: trim(maskUrl(url.href)),
     limits,
     generate,

@@ -1,9 +1,8 @@
 // What a run reports: each check's result, grouped by operation, with the totals, the coverage and any hint.
 import type { Coverage } from "@api-contracts/contract-core";
-import type { Service } from "./judge.js";
-import type { Level, Severity } from "./checks/types.js";
+import type { Service } from "./checks/registry.js";
+import type { Failure, Level, Reproduction, Severity } from "./checks/types.js";
 import type { KnownDifference } from "./known-differences.js";
-import type { Failure, Reproduction } from "./generate/generated.js";
 
 /** The limits a run applies, as stated in its report. */
 export interface RunLimits {

@@ -1,13 +1,12 @@
 import { counted, CoverageRecorder } from "@api-contracts/contract-core";
 import { Caller, UnreachableError, type ObservedExchange } from "./http.js";
 import { contractOf } from "./judge.js";
-import { CheckFailure, type Check, type Outcome } from "./checks/types.js";
+import { CheckFailure, type Check, type Failure, type Outcome } from "./checks/types.js";
 import { UsageError } from "./fixtures.js";
 import { KnownDifferences } from "./known-differences.js";
 import { AnswerTally, diagnose } from "./diagnose.js";
-import { generatedChecks, type Failure, type GeneratedOutcome } from "./generate/generated.js";
 import { WebhookStage, type StageContext } from "./webhooks/stage.js";
-import { listChecks } from "./checks/registry.js";
+import { kitApi, listChecks } from "./checks/registry.js";
 import { resolveOptions, type ContractTestOptions, type Resolved } from "./options.js";
 import type { CheckResult, Report, RunLimits } from "./report.js";
 
@@ -16,7 +15,6 @@ export function shownFailure(failure: Failure, redact: (text: string) => string)
   const request = JSON.parse(redact(JSON.stringify(failure.reproduce.request))) as Failure["reproduce"]["request"];
   return { reason: redact(failure.reason), reproduce: { ...failure.reproduce, request, curl: failure.reproduce.curl.map(redact) } };
 }
-
 
 /**
  * Runs every check of a level against a target and returns the report. Throws `UsageError` for
@@ -37,32 +35,22 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
 async function runResolved(options: ContractTestOptions, resolved: Resolved, deadline: AbortSignal, webhooks: WebhookStage | undefined): Promise<Report> {
   const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact } = resolved;
   const contract = contractOf(options.service);
-  const deadlineAt = Date.now() + limits.maxTimeMs;
   const coverage = new CoverageRecorder(options.service, contract.doc);
   const tally = new AnswerTally();
   const observe = (observed: ObservedExchange) => {
     tally.add(observed);
     coverage.record(contract.findOperation(observed.exchange.method, observed.exchange.path)?.operationId, observed.exchange.status, observed.sent);
   };
-  const caller = new Caller({ service: options.service, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch, observe });
-  const ctx: StageContext = { caller, contract, level, fixtures, coverage, webhooks, wire: { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline } };
+  const caller = new Caller({ client: kitApi(options.service).client, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch, observe });
+  const wire = { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline };
+  const ctx: StageContext = { caller, contract, level, fixtures, coverage, webhooks, wire, deadline, deadlineAt: Date.now() + limits.maxTimeMs, shownBaseUrl };
   const report = { service: options.service, baseUrl: shownBaseUrl, level, limits, failOn, passed: 0, failed: 0, operations: {} } as Omit<Report, "coverage"> as Report;
-  const checks = listChecks(options.service, level, contract);
-  if (level === "webhooks" && checks.length === 0) {
+  const generation = generate === undefined ? undefined : { examples: generate, seed, onProgress: options.onProgress };
+  const checks = listChecks(options.service, level, { contract, generate: generation });
+  if (level === "webhooks" && !checks.some((check) => !check.generated)) {
     throw new UsageError(`no operation of ${options.service} takes a webhook in its requests, so the kit cannot start a job that calls its receiver`);
   }
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
-  const finish = async (): Promise<Report> => {
-    const stale = known?.stale() ?? [];
-    if (stale.length > 0) report.stale = stale;
-    report.coverage = coverage.report();
-    if (report.failed > 0) {
-      const pageTitle = (url: string) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch);
-      const hint = await diagnose({ service: options.service, baseUrl: new URL(baseUrl), tally, pageTitle });
-      if (hint) report.hint = redact(hint);
-    }
-    return report;
-  };
   const record = (result: CheckResult) => {
     const group = (report.operations[result.operation] ??= { passed: 0, failed: 0, checks: [] });
     group.checks.push(result);
@@ -74,8 +62,7 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
     report[tally] = (report[tally] ?? 0) + 1;
     options.onResult?.(result);
   };
-  const skip = (check: Pick<Check, "operation" | "name" | "what" | "level">, reason: string) =>
-    record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed: false, skipped: true, reason });
+  const skip = (check: Check, reason: string) => record({ operation: check.operation, check: check.name, what: check.what, level: check.level, passed: false, skipped: true, reason });
 
   const durations = new Map<Check, number>();
   const runOne = async (check: Check): Promise<Outcome | UnreachableError> => {
@@ -84,7 +71,8 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       return await check.run(ctx);
     } catch (error) {
       if (error instanceof UnreachableError) return error;
-      return { ok: false, reason: error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}` };
+      const reason = error instanceof CheckFailure ? error.message : `the check could not run: ${(error as Error).message}`;
+      return { ok: false, reason, ...(check.generated ? { examples: 0 } : {}) };
     } finally {
       durations.set(check, Math.round(performance.now() - began));
     }
@@ -94,12 +82,20 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
   // the other checks, not one per operation.
   const waiting = new Map(checks.filter((check) => check.waits).map((check) => [check, runOne(check)] as const));
   let goneAfter: string | undefined;
+  let examples = 0;
+  let reached = 0;
   for (const [index, check] of checks.entries()) {
     if (goneAfter) {
       skip(check, `not run: the target stopped answering after ${goneAfter}`);
       continue;
     }
+    // Generation ends cleanly at the deadline: what ran is reported, the rest is marked skipped.
+    if (deadline.aborted && check.generated) {
+      skip(check, "not reached: the run's deadline passed (--max-time)");
+      continue;
+    }
     if (deadline.aborted) throw new UnreachableError(`the run did not finish within ${limits.maxTimeMs} ms (--max-time); ${index} of ${checks.length} checks ran`);
+    if (check.generated) reached++;
     const outcome = await (waiting.get(check) ?? runOne(check));
     // A target that stops answering would cost a timeout per remaining check: the run ends here.
     if (outcome instanceof UnreachableError) {
@@ -110,6 +106,8 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       skip(check, redact(outcome.reason));
       continue;
     }
+    examples += outcome.examples ?? 0;
+    const failures = outcome.failures?.map((failure) => shownFailure(failure, redact));
     record({
       operation: check.operation,
       check: check.name,
@@ -120,46 +118,31 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       durationMs: durations.get(check)!,
       ...(outcome.ok || !outcome.severity ? {} : { severity: outcome.severity }),
       ...(outcome.evidence && !outcome.ok ? { evidence: outcome.evidence.map(redact) } : {}),
+      ...(outcome.examples === undefined ? {} : { examples: outcome.examples }),
+      ...(failures ? { reproduce: failures[0]!.reproduce, failures } : {}),
     });
     // A check that took the target down fails; what comes after it cannot run.
     if (outcome.targetGone) goneAfter = `${check.operation} ${check.name}`;
   }
   await Promise.allSettled(waiting.values());
 
-  if (generate === undefined) return finish();
-  // Generation ends cleanly at the deadline: what ran is reported, the rest is marked skipped.
-  const generated = generatedChecks(options.service, contract, { examples: generate, seed, onProgress: options.onProgress });
-  let examples = 0;
-  let reached = 0;
-  for (const check of generated) {
-    const base = { operation: check.operation, check: check.name, what: check.what, level: "schema" as const };
-    if (goneAfter) {
-      skip({ ...check, level: "schema" }, `not run: the target stopped answering after ${goneAfter}`);
-      continue;
-    }
-    if (deadline.aborted) {
-      skip({ ...check, level: "schema" }, "not reached: the run's deadline passed (--max-time)");
-      continue;
-    }
-    reached++;
-    let outcome: GeneratedOutcome;
-    const began = performance.now();
-    try {
-      outcome = await check.run({ ...ctx, deadline, deadlineAt, shownBaseUrl });
-    } catch (error) {
-      if (error instanceof UnreachableError) throw new UnreachableError(redact(error.message));
-      outcome = { ok: false, reason: `the check could not run: ${(error as Error).message}`, examples: 0, stopped: false };
-    }
-    examples += outcome.examples;
-    const failures = outcome.failures?.map((failure) => shownFailure(failure, redact));
-    record({ ...base, passed: outcome.ok, reason: redact(outcome.reason), durationMs: Math.round(performance.now() - began), examples: outcome.examples, ...(failures ? { reproduce: failures[0]!.reproduce, failures } : {}) });
+  if (generate !== undefined) {
+    const generated = checks.filter((check) => check.generated).length;
+    const stopped = deadline.aborted;
+    const summary = stopped
+      ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${counted(generated, "generated check")} reached, ${counted(examples, "example")} sent; seed ${seed}`
+      : `generation: ${counted(generated, "check")}, ${counted(examples, "example")}, seed ${seed}`;
+    report.generation = { examples: generate, seed, stopped, summary };
   }
-  const stopped = deadline.aborted;
-  const summary = stopped
-    ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${counted(generated.length, "generated check")} reached, ${counted(examples, "example")} sent; seed ${seed}`
-    : `generation: ${counted(generated.length, "check")}, ${counted(examples, "example")}, seed ${seed}`;
-  report.generation = { examples: generate, seed, stopped, summary };
-  return finish();
+  const stale = known?.stale() ?? [];
+  if (stale.length > 0) report.stale = stale;
+  report.coverage = coverage.report();
+  if (report.failed > 0) {
+    const pageTitle = (url: string) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch);
+    const hint = await diagnose({ service: options.service, baseUrl: new URL(baseUrl), tally, pageTitle });
+    if (hint) report.hint = redact(hint);
+  }
+  return report;
 }
 
 /** The title of the web page at `url` ("" for an untitled one), or undefined when it serves none: one request, within the run's limits. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer } from "@api-contracts/mock-server";
 import { listChecks, type Report } from "../src/index.js";
 import { shownFailure } from "../src/run.js";
-import { redactor } from "../src/secrets.js";
+import { redactor } from "@api-contracts/contract-core";
 import { forward, passOn, runCli, startFakeTarget, type Answer, type FakeTarget } from "./helpers.js";
 
 const KEY = "fc-Echoed0Secret0Key0123456789abcd";

@@ -123,7 +123,7 @@ function firstType(schema: SchemaNode): string | undefined {
 export function invalidBodyChecks(contract: Contract, operation: string, validBody: (ctx: CheckContext | undefined) => Body, unknownMember: string): Check[] {
   const request = contract.requestBodySchema(operation);
   if (!request) return [];
-  const { properties, required, closed } = collectMembers(contract, request.pointer);
+  const { properties, required, closed } = collectMembers(contract, request);
   const mutations: Mutation[] = [];
   for (const key of required) {
     mutations.push({
@@ -162,7 +162,7 @@ export function invalidBodyChecks(contract: Contract, operation: string, validBo
   }
   const sample = validBody(undefined);
   return mutations
-    .filter((mutation) => !contract.validate(request.pointer, mutation.apply(sample)).ok)
+    .filter((mutation) => !contract.accepts(request, mutation.apply(sample)))
     .map((mutation) => ({
       operation,
       name: `invalid-body-${mutation.name}`,
@@ -194,7 +194,7 @@ export function badParameterCheck(
   { base = () => ({}), code }: { base?: Options; code?: string } = {},
 ): Check[] {
   const schema = contract.parameter(operation, location, param);
-  if (!schema || contract.validate(schema.pointer, value).ok) return [];
+  if (!schema || contract.accepts(schema, value)) return [];
   return [
     {
       operation,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import type { Contract } from "../judge.js";
 import type { EntitlementsFixtures } from "../fixtures.js";
 import {
@@ -9,7 +10,7 @@ import {
   unknownIdCheck,
   successCheck,
 } from "./common.js";
-import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type Outcome } from "./types.js";
+import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type KitApi, type Outcome } from "./types.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
 const PLACEHOLDER: EntitlementsFixtures = {
@@ -21,7 +22,7 @@ const PLACEHOLDER: EntitlementsFixtures = {
   unknown_customer_id: "cus_unknown_contract_test",
 };
 
-export function entitlementsIds(ctx: Pick<CheckContext, "fixtures"> | undefined): EntitlementsFixtures {
+function entitlementsIds(ctx: Pick<CheckContext, "fixtures"> | undefined): EntitlementsFixtures {
   return ctx?.fixtures?.entitlements ?? PLACEHOLDER;
 }
 
@@ -57,7 +58,7 @@ const CHECK_OPERATIONS = ["checkAccess", "checkAccessLegacy"] as const;
 const TRACK_OPERATIONS = ["trackUsage", "trackUsageLegacy"] as const;
 
 /** Every check of the Entitlements API, in the order they run. */
-export function entitlementsChecks(contract: Contract): Check[] {
+function entitlementsChecks(contract: Contract): Check[] {
   const known = new Set(contract.listOperations().map((op) => op.operationId));
   const checks: Check[] = [];
 
@@ -243,3 +244,40 @@ function behaviorChecks(): Check[] {
     }),
   ];
 }
+
+const codeOf = (body: unknown): unknown => (typeof body === "object" && body !== null ? (body as Body).code : undefined);
+
+/** The kit's entry for the Entitlements API: its client, its checks, and what generation knows of it. */
+export const entitlements: KitApi = {
+  client: createEntitlementsClient,
+  checks: entitlementsChecks,
+  generation: {
+    hints(fixtures) {
+      const ids = entitlementsIds({ fixtures });
+      return {
+        customer_id: [ids.customer_id],
+        feature_id: [ids.metered_feature_id, ids.boolean_feature_id, ids.unlimited_feature_id, ids.denied_feature_id],
+      };
+    },
+    stateRefusal(operation, request, answer, fixtures, source) {
+      if (answer.status !== 400) return undefined;
+      const body = (request.body ?? {}) as Body;
+      const code = codeOf(answer.body);
+      if ((CHECK_OPERATIONS as readonly string[]).includes(operation) && (code === "invalid_inputs" || code === "invalid_request")) {
+        // The fixtures promise only the metered feature to be consumable.
+        const consumable = body.feature_id === entitlementsIds({ fixtures }).metered_feature_id;
+        if (!consumable && (body.send_event === true || body.lock !== undefined)) {
+          return "CheckBadRequest documents invalid_request for send_event or a lock on a boolean feature and invalid_inputs for a lock on another non-consumable feature";
+        }
+      }
+      if (operation === "finalizeLock" && code === "invalid_request") {
+        const allowedCheck = source !== undefined && (source.answer.body as Body | null)?.allowed === true;
+        // A lock whose expires_at had already passed was never live, whatever the check answered.
+        const expiresAt = ((source?.request.body as Body | undefined)?.lock as Body | undefined)?.expires_at;
+        const expired = typeof expiresAt === "number" && expiresAt <= Date.now();
+        if (!allowedCheck || expired) return "FinalizeBadRequest documents invalid_request when no live lock has the lock_id";
+      }
+      return undefined;
+    },
+  },
+};

@@ -1,8 +1,10 @@
 import type { CoverageRecorder } from "@api-contracts/contract-core";
-import type { Caller, CallResult } from "../http.js";
+import type { Caller, CallResult, ClientFactory } from "../http.js";
 import type { Contract } from "../judge.js";
 import type { Fixtures } from "../fixtures.js";
 import type { WireTarget } from "../probes/wire.js";
+import type { GeneratedRequest } from "../generate/arbitraries.js";
+import type { GenerationProfile } from "../generate/profiles.js";
 
 /**
  * `schema` and `behavior` speak through the generated clients; `http` sends raw bytes; `webhooks`
@@ -28,6 +30,25 @@ export interface Outcome {
   skipped?: boolean;
   /** How to see a miss again: the requests that caused it (as curl) and what came back. */
   evidence?: string[];
+  /** Examples a generated check tried (shrinking not counted). */
+  examples?: number;
+  /** Every distinct failure a generated check found, the first one first, each with its reduced request. */
+  failures?: Failure[];
+}
+
+/** How to send a failing generated request again. */
+export interface Reproduction {
+  seed: number;
+  /** The reduced request (for a linked sequence, the last one). */
+  request: GeneratedRequest;
+  /** `curl` commands, one per request of the sequence; the key is `$API_KEY`. */
+  curl: string[];
+}
+
+/** One distinct failure of a generated check, with its reduced request. */
+export interface Failure {
+  reason: string;
+  reproduce: Reproduction;
 }
 
 export interface CheckContext {
@@ -39,19 +60,37 @@ export interface CheckContext {
   wire: WireTarget;
   /** What the run exercised; checks that send without the client (the probes) count their answers here. */
   coverage?: CoverageRecorder;
+  /** Aborts when the run's deadline passes; `deadlineAt` is when, in epoch milliseconds (generation stops then). */
+  deadline: AbortSignal;
+  deadlineAt: number;
+  /** The base URL as reproductions may print it. */
+  shownBaseUrl: string;
 }
 
-/** One named check of one operation. `name` is stable: reports and tests refer to it. */
+/**
+ * One entry of the kit's registry of checks: what it checks, of which operation, at which level.
+ * `name` is stable within its operation: reports and tests refer to it.
+ */
 export interface Check {
+  /** The operationId of the contract the check applies to; its result is reported under it. */
   operation: string;
   name: string;
   /** The lowest level that runs the check: schema checks run at both client levels; behaviour runs every check. */
   level: Level;
   /** Mostly waits on the server (a stalled body): such checks run together, not one after another. */
   waits?: boolean;
+  /** Made from the description (`--generate`): runs after the others, and is skipped, not the run ended, once the deadline passes. */
+  generated?: boolean;
   /** What is checked, in words. */
   what: string;
   run(ctx: CheckContext): Promise<Outcome>;
+}
+
+/** What the kit knows of one API beyond its description: the client it speaks through, its own checks, and how generation fills and reads its requests. */
+export interface KitApi {
+  client: ClientFactory;
+  checks(contract: Contract): Check[];
+  generation: GenerationProfile;
 }
 
 export function pass(reason: string): Outcome {

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { createWebdataClient } from "@api-contracts/webdata-client";
 import type { Contract } from "../judge.js";
 import type { WebdataFixtures } from "../fixtures.js";
 import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, preferStatus, statusCheck, unknownIdCheck, successCheck } from "./common.js";
-import { fail, pass, requireAnswer, type Check, type CheckContext } from "./types.js";
+import { fail, pass, requireAnswer, type Check, type CheckContext, type KitApi } from "./types.js";
 import { webhookChecks } from "../webhooks/stage.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
@@ -14,7 +15,7 @@ const PLACEHOLDER: WebdataFixtures = {
 /** The seed's answer for cancelling a crawl that does not exist. */
 const CRAWL_NOT_FOUND = "Crawl job not found.";
 
-export function webdataIds(ctx: Pick<CheckContext, "fixtures"> | undefined): WebdataFixtures {
+function webdataIds(ctx: Pick<CheckContext, "fixtures"> | undefined): WebdataFixtures {
   return ctx?.fixtures?.webdata ?? PLACEHOLDER;
 }
 
@@ -23,7 +24,7 @@ type Body = Record<string, unknown>;
 /** Checks that an id that is not a UUID gives 400, when the contract declares the parameter a UUID. */
 function wrongFormatIdCheck(contract: Contract, operation: string, param: string): Check[] {
   const schema = contract.parameter(operation, "path", param);
-  if (!schema || contract.validate(schema.pointer, "not-a-uuid").ok) return [];
+  if (!schema || contract.accepts(schema, "not-a-uuid")) return [];
   return [
     statusCheck(operation, "id-wrong-format", "schema", 400, `${param} "not-a-uuid", which is not a UUID, gives 400 with the documented body`, () => ({
       path: { [param]: "not-a-uuid" },
@@ -42,7 +43,7 @@ function periodsOf(body: Body): Body[] {
 }
 
 /** Every check of the Web Data API, in the order they run. */
-export function webdataChecks(contract: Contract): Check[] {
+function webdataChecks(contract: Contract): Check[] {
   const known = new Set(contract.listOperations().map((op) => op.operationId));
   const checks: Check[] = [];
   const has = (operation: string) => known.has(operation);
@@ -168,3 +169,15 @@ export function webdataChecks(contract: Contract): Check[] {
 
   return checks;
 }
+
+/** The kit's entry for the Web Data API: its client, its checks, and what generation knows of it. */
+export const webdata: KitApi = {
+  client: createWebdataClient,
+  checks: webdataChecks,
+  generation: {
+    hints(fixtures) {
+      const ids = webdataIds({ fixtures });
+      return { monitorId: [ids.monitor_id], url: [ids.crawl_url] };
+    },
+  },
+};

@@ -243,7 +243,7 @@ function typedArbitrary(type: string, view: SchemaView, ctx: GeneratorContext, d
  * own validator (with `x-rules` and the same clock) filters what is made, so that every value is
  * one the description accepts, and fast-check only shrinks towards values it still accepts.
  */
-export function valueArbitrary(view: SchemaView, ctx: GeneratorContext, depth = 0, name?: string): fc.Arbitrary<unknown> {
+function valueArbitrary(view: SchemaView, ctx: GeneratorContext, depth = 0, name?: string): fc.Arbitrary<unknown> {
   if (depth > 12) throw new Error(`schema at ${view.pointers.join(", ")} nests deeper than the generator goes`);
   let arbitrary: fc.Arbitrary<unknown>;
   if (view.const) arbitrary = fc.constant(view.const.value);

@@ -1,13 +1,12 @@
 import fc from "fast-check";
-import { isObject, OpenApiValidators, resolvePointer, type WalkedOperation } from "@api-contracts/contract-core";
+import { isObject, resolvePointer, type OpenApiValidators, type WalkedOperation } from "@api-contracts/contract-core";
 import { UnreachableError, type CallResult } from "../http.js";
-import type { Contract, Service } from "../judge.js";
-import type { CheckContext, Outcome } from "../checks/types.js";
-import { snippet } from "../checks/types.js";
+import type { Contract } from "../judge.js";
+import { snippet, type Check, type CheckContext, type Failure, type Outcome } from "../checks/types.js";
 import { requestProblems, validRequestArbitrary, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
 import { curlCommand } from "./curl.js";
 import { mutationsOf, type Mutation } from "./mutations.js";
-import { PROFILES, type Answer, type LinkSource } from "./profiles.js";
+import type { Answer, GenerationProfile, LinkSource } from "./profiles.js";
 import { reduceRequest } from "./reduce.js";
 
 export interface GenerationOptions {
@@ -27,21 +26,6 @@ export interface Progress {
   shrinking: boolean;
 }
 
-/** How to send a failing request again. */
-export interface Reproduction {
-  seed: number;
-  /** The reduced request (for a linked sequence, the last one). */
-  request: GeneratedRequest;
-  /** `curl` commands, one per request of the sequence; the key is `$API_KEY`. */
-  curl: string[];
-}
-
-/** One distinct failure of a generated check, with its reduced request. */
-export interface Failure {
-  reason: string;
-  reproduce: Reproduction;
-}
-
 /** At most this many distinct failures are looked for in one check. */
 const MAX_FAILURES_PER_CHECK = 5;
 
@@ -55,31 +39,6 @@ export function signature(failure: string): string {
 
 /** Requests spent on shrinking one failure; past it, fast-check's remaining candidates are not sent. */
 const SHRINK_REQUEST_BUDGET = 300;
-
-export interface GeneratedOutcome extends Outcome {
-  /** Examples tried (shrinking not counted). */
-  examples: number;
-  /** The run's deadline passed: generation stopped early. */
-  stopped: boolean;
-  reproduce?: Reproduction;
-  /** Every distinct failure found, the first one first. */
-  failures?: Failure[];
-}
-
-export interface GenerationContext extends CheckContext {
-  /** Aborts when the run's deadline passes. */
-  deadline: AbortSignal;
-  /** When the deadline passes, in epoch milliseconds (fast-check stops generating then). */
-  deadlineAt: number;
-  shownBaseUrl: string;
-}
-
-export interface GeneratedCheck {
-  operation: string;
-  name: string;
-  what: string;
-  run(ctx: GenerationContext): Promise<GeneratedOutcome>;
-}
 
 /** One request of an example and the verdict on its answer; `failure` is undefined when it passed. */
 interface Step {
@@ -102,11 +61,11 @@ function answerOf(result: CallResult): Answer {
 }
 
 /** Judges the answer to a request the description accepts; undefined when it passes. */
-function judgeValid(service: Service, ctx: CheckContext, operation: string, request: GeneratedRequest, result: CallResult, source?: LinkSource): string | undefined {
+function judgeValid(profile: GenerationProfile, ctx: CheckContext, operation: string, request: GeneratedRequest, result: CallResult, source?: LinkSource): string | undefined {
   const { status, bodyText } = result.exchange;
   if (status >= 500) return `a valid request got ${status}: ${snippet(bodyText)}`;
   if (!result.verdict.ok) return result.verdict.reason;
-  if (status === 400 && !PROFILES[service].stateRefusal?.(operation, request, answerOf(result), ctx.fixtures, source)) {
+  if (status === 400 && !profile.stateRefusal?.(operation, request, answerOf(result), ctx.fixtures, source)) {
     return `a request the description accepts was refused as invalid (400): ${snippet(bodyText)}`;
   }
   if (source && source.answer.status < 300 && status === 404) return `the value ${source.operation}'s answer links to names nothing (404): ${snippet(bodyText)}`;
@@ -192,47 +151,50 @@ function followLink(link: Link, generated: GeneratedRequest, request: GeneratedR
 }
 
 /**
- * The generated checks of a service: for every operation, valid requests made from its schemas
- * (`generated-valid`), requests that break one constraint (`generated-invalid`), and, for every
- * OpenAPI link, sequences that feed one answer into the linked request (`generated-link-<name>`).
+ * The generated checks of an API, entries of the kit's registry like the hand-written ones: for
+ * every operation, valid requests made from its schemas (`generated-valid`), requests that break
+ * one constraint (`generated-invalid`), and, for every OpenAPI link, sequences that feed one answer
+ * into the linked request (`generated-link-<name>`).
  */
-export function generatedChecks(service: Service, contract: Contract, options: GenerationOptions): GeneratedCheck[] {
-  const checks: GeneratedCheck[] = [];
-  const validators = new OpenApiValidators(contract.doc);
+export function generatedChecks(contract: Contract, profile: GenerationProfile, options: GenerationOptions): Check[] {
+  const checks: Check[] = [];
+  // The process's validators of the contract: runs side by side compile each schema once.
+  const { validators } = contract;
   const operations = validators.walkedOperations();
+  const generated = (operation: WalkedOperation, name: string, what: string, link?: Link): Check => ({
+    operation: operation.operationId,
+    name,
+    level: "schema",
+    generated: true,
+    what,
+    run: (ctx) => runProperty(profile, ctx, validators, operation, name, options, link),
+  });
   for (const operation of operations) {
     const hasInput = operation.parameters.some((p) => p.in !== "cookie") || operation.requestBody !== undefined;
-    checks.push({ operation: operation.operationId, name: "generated-valid", what: `${options.examples} requests made from the description are answered as documented, never 5xx, never refused as invalid`, run: (ctx) => runProperty(service, ctx, validators, operation, "generated-valid", options) });
-    if (hasInput) {
-      checks.push({ operation: operation.operationId, name: "generated-invalid", what: `${options.examples} requests that each break one constraint are refused with a documented 4xx`, run: (ctx) => runProperty(service, ctx, validators, operation, "generated-invalid", options) });
-    }
+    checks.push(generated(operation, "generated-valid", `${options.examples} requests made from the description are answered as documented, never 5xx, never refused as invalid`));
+    if (hasInput) checks.push(generated(operation, "generated-invalid", `${options.examples} requests that each break one constraint are refused with a documented 4xx`));
     for (const link of linksOf(operation, operations)) {
-      checks.push({
-        operation: operation.operationId,
-        name: `generated-link-${link.name}`,
-        what: `${options.examples} sequences: a valid ${operation.operationId}, then ${link.target.operationId} with the values its link names`,
-        run: (ctx) => runProperty(service, ctx, validators, operation, `generated-link-${link.name}`, options, link),
-      });
+      checks.push(generated(operation, `generated-link-${link.name}`, `${options.examples} sequences: a valid ${operation.operationId}, then ${link.target.operationId} with the values its link names`, link));
     }
   }
   return checks;
 }
 
 async function runProperty(
-  service: Service,
-  ctx: GenerationContext,
+  profile: GenerationProfile,
+  ctx: CheckContext,
   validators: OpenApiValidators,
   operation: WalkedOperation,
   check: string,
   options: GenerationOptions,
   link?: Link,
-): Promise<GeneratedOutcome> {
+): Promise<Outcome> {
   const gen: GeneratorContext = {
     document: ctx.contract.doc,
     validators,
     now: Date.now,
     hints: (() => {
-      const hints = PROFILES[service].hints(ctx.fixtures);
+      const hints = profile.hints(ctx.fixtures);
       return (name: string) => hints[name];
     })(),
   };
@@ -278,7 +240,7 @@ async function runProperty(
     example = async (value) => {
       const [request, generated] = value as [GeneratedRequest, GeneratedRequest];
       const first = await send(operation, request);
-      const steps: Step[] = [{ request, operation, failure: judgeValid(service, ctx, operation.operationId, request, first) }];
+      const steps: Step[] = [{ request, operation, failure: judgeValid(profile, ctx, operation.operationId, request, first) }];
       if (steps[0]!.failure || first.exchange.status >= 300) return steps;
       const next = followLink(link, generated, request, answerOf(first));
       if (!next) return steps;
@@ -286,7 +248,7 @@ async function runProperty(
       if (problems.length > 0) return [...steps, { request: next, operation: link.target, failure: `the link ${link.name} makes a request the description refuses: ${problems[0]}` }];
       const second = await send(link.target, next);
       const source: LinkSource = { operation: operation.operationId, request, answer: answerOf(first) };
-      return [...steps, { request: next, operation: link.target, failure: judgeValid(service, ctx, link.target.operationId, next, second, source) }];
+      return [...steps, { request: next, operation: link.target, failure: judgeValid(profile, ctx, link.target.operationId, next, second, source) }];
     };
   } else {
     arbitrary = validRequestArbitrary(gen, operation);
@@ -294,7 +256,7 @@ async function runProperty(
     example = async (value) => {
       const request = value as GeneratedRequest;
       const result = await send(operation, request);
-      return [{ request, operation, failure: judgeValid(service, ctx, operation.operationId, request, result) }];
+      return [{ request, operation, failure: judgeValid(profile, ctx, operation.operationId, request, result) }];
     };
   }
 
@@ -336,7 +298,7 @@ async function runProperty(
     const details = await fc.check(property, { numRuns: options.examples - examples, seed: seed + round, interruptAfterTimeLimit: Math.max(1, ctx.deadlineAt - Date.now()), markInterruptAsFailure: false });
     if (halted !== undefined) throw halted;
     if (details.failed && !lastFailure && !details.interrupted) {
-      return { ok: false, reason: `generation failed: ${String(details.errorInstance ?? "too many values refused")}`, examples, stopped: ctx.deadline.aborted };
+      return { ok: false, reason: `generation failed: ${String(details.errorInstance ?? "too many values refused")}`, examples };
     }
     if (!details.failed || !lastFailure) break;
     const kind = shrinkingFor!;
@@ -346,11 +308,11 @@ async function runProperty(
   const stopped = ctx.deadline.aborted;
   if (found.length === 0) {
     const how = stopped ? `stopped by --max-time after ${examples} of ${options.examples} examples` : `${examples} examples`;
-    return { ok: true, reason: `${how} (seed ${options.seed})`, examples, stopped };
+    return { ok: true, reason: `${how} (seed ${options.seed})`, examples };
   }
   const first = found[0]!;
   const more = found.length > 1 ? ` (and ${found.length - 1} more distinct failure${found.length > 2 ? "s" : ""})` : "";
-  return { ok: false, reason: `${first.reason}${more}`, examples, stopped, reproduce: first.reproduce, failures: found };
+  return { ok: false, reason: `${first.reason}${more}`, examples, failures: found };
 
   /** fast-check has shrunk the example; a lone request is reduced further, keeping the same failure. */
   async function reduced(failure: { value: unknown; steps: Step[] }, kind: string): Promise<Failure> {

@@ -42,11 +42,11 @@ export interface SchemaView {
   impossible: boolean;
 }
 
-export function emptyView(): SchemaView {
+function emptyView(): SchemaView {
   return { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false, impossible: false };
 }
 
-export function cloneView(view: SchemaView): SchemaView {
+function cloneView(view: SchemaView): SchemaView {
   return {
     ...view,
     pointers: [...view.pointers],
@@ -68,7 +68,7 @@ function refTarget(ref: string): string {
 }
 
 /** Merges the schema at `pointer` into `view` (in place) and returns it. */
-export function mergeInto(document: JsonObject, pointer: string, view: SchemaView, depth = 0): SchemaView {
+function mergeInto(document: JsonObject, pointer: string, view: SchemaView, depth = 0): SchemaView {
   if (depth > 32) throw new Error(`schema at ${pointer}: $ref or allOf nested more than 32 deep`);
   const node = resolvePointer(document, pointer);
   if (node === false) view.impossible = true;

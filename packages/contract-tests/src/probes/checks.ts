@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Contract, OperationRef, Verdict } from "../judge.js";
+import type { WalkedOperation } from "@api-contracts/contract-core";
+import type { Contract, Verdict } from "../judge.js";
 import { fail, pass, warn, type Check, type CheckContext, type Outcome, type Severity } from "../checks/types.js";
 import { UnreachableError } from "../http.js";
 import { reproduction, sendRaw, stillAccepts, stillAnswers, type Connection, type Piece, type RawAnswer, type WireOutcome } from "./wire.js";
 
 /** What a probe needs to know of one operation. */
 interface ProbedOperation {
-  ref: OperationRef;
+  ref: WalkedOperation;
   /** The path with every parameter filled, relative to the base URL. */
   path: string;
   hasBody: boolean;
@@ -155,12 +156,12 @@ export const PROBES: readonly Probe[] = [
   },
 ];
 
-function probedOperation(contract: Contract, ref: OperationRef): ProbedOperation {
+function probedOperation(contract: Contract, ref: WalkedOperation): ProbedOperation {
   return {
     ref,
-    path: ref.pathTemplate.replace(/\{[^}]+\}/g, () => randomUUID()),
+    path: ref.path.replace(/\{[^}]+\}/g, () => randomUUID()),
     hasBody: contract.requestBodySchema(ref.operationId) !== undefined,
-    documented: contract.documentedStatuses(ref.operationId),
+    documented: ref.responses.map((response) => response.status),
   };
 }
 

@@ -28,8 +28,6 @@ export interface JobRecord {
   waitedMs: number;
 }
 
-export type { JobEvents };
-
 export interface JudgeOptions {
   validators: OpenApiValidators;
   /** The secret the target signs with; without it signatures are not judged. */

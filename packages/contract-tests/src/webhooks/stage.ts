@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DELIVERY_ORDER_GRACE_MS, jobEventsOf as jobEventsFromContract, webhookSubscription, type JsonObject } from "@api-contracts/contract-core";
+import { DELIVERY_ORDER_GRACE_MS, jobEventsOf, webhookSubscription, type JobEvents, type JsonObject } from "@api-contracts/contract-core";
 import { curlCommand } from "../generate/curl.js";
 import type { Contract } from "../judge.js";
 import { expectAnswer, fail, pass, requireAnswer, skip, snippet, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
-import { judgeJob, type Concern, type Finding, type JobEvents, type JobRecord } from "./judge.js";
+import { judgeJob, type Concern, type Finding, type JobRecord } from "./judge.js";
 import { DEFAULT_RECEIVER_LIMITS, startDeliveryReceiver, type DeliveryReceiver } from "./receiver.js";
 
 /** How long calls are still taken after a job's last event, to see one that comes late (milliseconds). */
@@ -50,11 +50,6 @@ type StageRun = { jobs: JudgedJob[] } | { error: string } | { notStarted: string
 
 /** Documented answers to a start that a client backs off from and retries later: the target is not at fault. */
 const BACK_OFF: Record<number, string> = { 429: "rate limited", 402: "out of credits" };
-
-/** The webhooks an operation's requests subscribe to, as contract-core reads them from the contract. */
-export function jobEventsOf(contract: Contract, operationId: string): JobEvents | undefined {
-  return jobEventsFromContract(contract.validators, operationId);
-}
 
 const shortName = (event: string) => event.slice(event.indexOf(".") + 1);
 
@@ -113,7 +108,7 @@ export class WebhookStage {
       try {
         answer = requireAnswer(result, "2xx", `starting ${job.name}`);
       } catch (error) {
-        return { error: `${(error as Error).message}\n${curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.pathTemplate, { path: {}, query: {}, headers: {}, body })}` };
+        return { error: `${(error as Error).message}\n${curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.path, { path: {}, query: {}, headers: {}, body })}` };
       }
       if (typeof answer.id !== "string") return { error: `starting ${job.name}: the answer has no id` };
       started.push({ name: job.name, path, body, id: answer.id, began: performance.now() });
@@ -130,10 +125,10 @@ export class WebhookStage {
         ? `the receiver (${origin}) got no call from any job at the paths it gave, but ${strays} call${strays === 1 ? "" : "s"} to other paths: the target reaches it and calls another URL than the webhook's`
         : `the receiver (${origin}) got no call from any job: a target that does not call private addresses (a guard against server-side request forgery, such as Firecrawl's ALLOW_LOCAL_WEBHOOKS) or cannot reach this one needs an address it can reach (--webhook-receiver host:port, and --webhook-url when it calls another name)`;
     const judged = started.map((job): JudgedJob => {
-      const subscription = webhookSubscription(ctx.contract.doc, { method: ref.method, path: ref.pathTemplate }, job.body)!;
+      const subscription = webhookSubscription(ctx.contract.doc, { method: ref.method, path: ref.path }, job.body)!;
       const record: JobRecord = { name: job.name, subscription, id: job.id, calls: receiver.calls(job.path), refused: receiver.refused(job.path), waitedMs: Math.min(deadlineMs, Math.round(performance.now() - job.began)) };
       const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: DELIVERY_ORDER_GRACE_MS, ...(silentReceiver ? { silentReceiver } : {}) });
-      const curl = curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.pathTemplate, { path: {}, query: {}, headers: {}, body: job.body });
+      const curl = curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.path, { path: {}, query: {}, headers: {}, body: job.body });
       return { record, findings, curl };
     });
     return { jobs: judged };
@@ -177,7 +172,7 @@ export interface StageContext extends CheckContext {
 }
 
 export function webhookChecks(contract: Contract, operationId: string, body: (ctx: CheckContext) => JsonObject): Check[] {
-  const kind = jobEventsOf(contract, operationId);
+  const kind = jobEventsOf(contract.validators, operationId);
   if (!kind) return [];
   const concerns: ConcernCheck[] = [
     {
