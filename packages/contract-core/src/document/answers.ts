@@ -1,6 +1,6 @@
 // What an injected error status looks like: the operation's own documented answer at that status,
 // so that a mock and a proxy inject the same bytes a client of the contract is promised.
-import { follow, isObject, type JsonObject } from "./pointer.js";
+import { cached, follow, isObject, type JsonObject } from "./pointer.js";
 import { isJsonMediaType, type OpenApiValidators } from "../validation/validators.js";
 import { examplesOf } from "./walk.js";
 
@@ -34,24 +34,18 @@ function headerExample(document: JsonObject, raw: unknown): unknown {
  * answer, or one without an example to serve.
  */
 export function documentedAnswer(validators: OpenApiValidators, operationId: string, status: number): InjectedAnswer | undefined {
-  let answers = cache.get(validators);
-  if (!answers) cache.set(validators, (answers = new Map()));
-  const key = `${operationId} ${status}`;
-  const known = answers.get(key);
-  if (known !== undefined) return known ?? undefined;
-  const operation = validators.walkedOperations().find((op) => op.operationId === operationId);
-  const response = operation?.responses.find((r) => r.status === String(status));
-  const media = response?.media.find((m) => isJsonMediaType(m.mediaType.toLowerCase()) && m.examples.length > 0);
-  let answer: InjectedAnswer | null = null;
-  if (response && media) {
+  const answer = cached(cached(cache, validators, () => new Map()), `${operationId} ${status}`, () => {
+    const operation = validators.walkedOperations().find((op) => op.operationId === operationId);
+    const response = operation?.responses.find((r) => r.status === String(status));
+    const media = response?.media.find((m) => isJsonMediaType(m.mediaType.toLowerCase()) && m.examples.length > 0);
+    if (!response || !media) return null;
     const headers: Record<string, string> = { "content-type": media.mediaType };
     const documented = isObject(response.object.headers) ? response.object.headers : {};
     for (const [name, raw] of Object.entries(documented)) {
       const value = headerExample(validators.document, raw);
       if (value !== undefined && value !== null && name.toLowerCase() !== "content-type") headers[name.toLowerCase()] = String(value);
     }
-    answer = { status, headers, body: Buffer.from(JSON.stringify(media.examples[0]!.value)) };
-  }
-  answers.set(key, answer);
+    return { status, headers, body: Buffer.from(JSON.stringify(media.examples[0]!.value)) };
+  });
   return answer ?? undefined;
 }

@@ -4,6 +4,13 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The value kept under `key`, made and kept on first use; `null` is kept too, as a known absence. */
+export function cached<K, V>(store: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
+  let value = store.get(key);
+  if (value === undefined) store.set(key, (value = make()));
+  return value;
+}
+
 export function escapePointer(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }

@@ -1,15 +1,13 @@
 // What the formats that cross packages share: each ships its JSON Schema in schema/, each file is
 // written by a person, bounded in size, and refused with one message naming the file and what to mend.
 import { readFileSync, statSync } from "node:fs";
-import type { JsonObject } from "../document/pointer.js";
+import { cached, type JsonObject } from "../document/pointer.js";
 
 const schemas = new Map<string, JsonObject>();
 
 /** A format's JSON Schema as shipped in `schema/` (and exported as `@api-contracts/contract-core/<name>`), read on first use. */
 export function shippedSchema(name: "coverage.schema.json" | "faults.schema.json" | "fixtures.schema.json"): JsonObject {
-  let schema = schemas.get(name);
-  if (!schema) schemas.set(name, (schema = JSON.parse(readFileSync(new URL(`../../schema/${name}`, import.meta.url), "utf8")) as JsonObject));
-  return schema;
+  return cached(schemas, name, () => JSON.parse(readFileSync(new URL(`../../schema/${name}`, import.meta.url), "utf8")) as JsonObject);
 }
 
 /** Problems listed for one file; enough to mend it by hand. */

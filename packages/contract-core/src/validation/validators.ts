@@ -1,8 +1,9 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { escapePointer, isObject, unescapePointer, type JsonObject } from "../document/pointer.js";
+import { cached, escapePointer, isObject, unescapePointer, type JsonObject } from "../document/pointer.js";
 import { documentedResponseFor, walkOperations, walkWebhooks, type WalkedOperation, type WalkedParameter } from "../document/walk.js";
-import { checkWebhookSignature, webhookSignatureScheme, type SignatureCheck, type WebhookSignatureScheme } from "../webhooks/signature.js";
+import { checkWebhookSignature, type SignatureCheck } from "@api-contracts/client-runtime/webhooks";
+import { webhookSignatureScheme, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import { addXRules } from "./x-rules.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -328,32 +329,6 @@ function makeAjv(document: JsonObject, coerce: boolean, allErrors: boolean, now:
 
 type Operation = OperationInfo & { walked: WalkedOperation; match: (path: string) => Record<string, string> | undefined };
 
-/** ajv instances of one document, made on first use: with or without coercion, every error or the first. */
-class Compilers {
-  private readonly made = new Map<string, Ajv2020>();
-  constructor(
-    private readonly document: JsonObject,
-    private readonly now: () => number,
-  ) {}
-
-  /** A bounded validator of a schema; the stop-at-first variant is compiled only if a large value comes. */
-  compile(schema: object, coerce: boolean): ValidateFunction {
-    const full = this.ajv(coerce, true).compile(schema);
-    let first: ValidateFunction | undefined;
-    return bounded(full, () => (first ??= this.ajv(coerce, false).compile(schema)));
-  }
-
-  private ajv(coerce: boolean, allErrors: boolean): Ajv2020 {
-    const key = `${coerce} ${allErrors}`;
-    let ajv = this.made.get(key);
-    if (!ajv) {
-      ajv = makeAjv(this.document, coerce, allErrors, this.now);
-      this.made.set(key, ajv);
-    }
-    return ajv;
-  }
-}
-
 /**
  * Validators compiled from one bundled OpenAPI 3.1 description. Every validator references the
  * document by JSON pointer, so the rules live only in the description; each is compiled once,
@@ -361,7 +336,8 @@ class Compilers {
  */
 export class OpenApiValidators {
   readonly document: JsonObject;
-  private readonly compilers: Compilers;
+  /** ajv instances of the document, made on first use: with or without coercion, every error or the first. */
+  private readonly ajvs = new Map<string, Ajv2020>();
   private readonly operations: Operation[];
   private readonly webhookOperations: Array<Operation & { event: string }>;
   private readonly schemas = new Map<string, ValidateFunction>();
@@ -374,7 +350,6 @@ export class OpenApiValidators {
   constructor(document: JsonObject, options: ValidatorOptions = {}) {
     this.document = document;
     this.now = options.now ?? Date.now;
-    this.compilers = new Compilers(document, this.now);
     this.webhookSignature = webhookSignatureScheme(document);
     this.webhookOperations = walkWebhooks(document).map((walked) => ({ ...info(walked), walked, event: walked.event, match: () => ({}) }));
     this.operations = walkOperations(document).map((walked) => ({ ...info(walked), walked, match: pathMatcher(walked.path) }));
@@ -397,14 +372,11 @@ export class OpenApiValidators {
 
   /** Payload and header validators of the webhook of `event` (its `POST`). */
   webhook(event: string): WebhookValidators {
-    let validators = this.webhookValidators.get(event);
-    if (!validators) {
+    return cached(this.webhookValidators, event, () => {
       const op = this.webhookOperations.find((candidate) => candidate.event === event);
       if (!op) throw new Error(`the description has no webhook ${event}`);
-      validators = { ...this.compileRequest(op), event };
-      this.webhookValidators.set(event, validators);
-    }
-    return validators;
+      return { ...this.compileRequest(op), event };
+    });
   }
 
   /**
@@ -469,12 +441,7 @@ export class OpenApiValidators {
 
   /** Validator of the schema at a JSON pointer of the document (no coercion). */
   schema(pointer: string): ValidateFunction {
-    let validate = this.schemas.get(pointer);
-    if (!validate) {
-      validate = this.compilers.compile({ $ref: `${DOCUMENT_ID}#${pointer}` }, false);
-      this.schemas.set(pointer, validate);
-    }
-    return validate;
+    return cached(this.schemas, pointer, () => this.compile({ $ref: `${DOCUMENT_ID}#${pointer}` }, false));
   }
 
   /** Validator of `#/components/schemas/<name>`. */
@@ -484,13 +451,7 @@ export class OpenApiValidators {
 
   /** Request validators of the operation at `method` and path template. */
   request(method: string, template: string): RequestValidators {
-    const key = `${method.toUpperCase()} ${template}`;
-    let validators = this.requests.get(key);
-    if (!validators) {
-      validators = this.compileRequest(this.operation(method, template));
-      this.requests.set(key, validators);
-    }
-    return validators;
+    return cached(this.requests, `${method.toUpperCase()} ${template}`, () => this.compileRequest(this.operation(method, template)));
   }
 
   /** The response documented for a status: the exact code, then its range (`4XX`), then `default`. */
@@ -509,6 +470,14 @@ export class OpenApiValidators {
     return this.schema(`${documented.pointer}/content/${escapePointer(mediaType!)}/schema`);
   }
 
+  /** A bounded validator of a schema; the stop-at-first variant is compiled only if a large value comes. */
+  private compile(schema: object, coerce: boolean): ValidateFunction {
+    const ajv = (allErrors: boolean) => cached(this.ajvs, `${coerce} ${allErrors}`, () => makeAjv(this.document, coerce, allErrors, this.now));
+    const full = ajv(true).compile(schema);
+    let first: ValidateFunction | undefined;
+    return bounded(full, () => (first ??= ajv(false).compile(schema)));
+  }
+
   private operation(method: string, template: string): Operation {
     const upper = method.toUpperCase();
     const found = this.operations.find((op) => op.method === upper && op.path === template);
@@ -521,7 +490,7 @@ export class OpenApiValidators {
     const group = (where: "header" | "query" | "path") => {
       const selected = parameters.filter((p) => p.in === where);
       const names = selected.map((p) => (where === "header" ? p.name.toLowerCase() : p.name));
-      const validate = this.compilers.compile(
+      const validate = this.compile(
         {
           type: "object",
           properties: Object.fromEntries(selected.map((p, i) => [names[i], { $ref: `${DOCUMENT_ID}#${p.schema}` }])),

@@ -1,7 +1,7 @@
 // A request's `webhook` member as the service reads it, and what a received call must keep of it:
 // what the contract says about a subscription, read by the servers that send calls and by the
 // judges of the calls received.
-import { escapePointer, follow, isObject, resolvePointer, type JsonObject } from "../document/pointer.js";
+import { cached, escapePointer, follow, isObject, resolvePointer, type JsonObject } from "../document/pointer.js";
 import { normalizeHeaders, type HeaderValues } from "../validation/validators.js";
 
 /**
@@ -23,20 +23,18 @@ const stringRecord = (value: unknown): Record<string, string> => {
   return record;
 };
 
-/** The schema of the `webhook` member of an operation's JSON request body, `$ref`s followed; undefined when it has none. */
-function webhookMember(document: JsonObject, method: string, path: string): JsonObject | undefined {
+/**
+ * The `default` of each member of the object form of the `webhook` member of an operation's JSON
+ * request body, `$ref`s followed; null when the body has no such member.
+ */
+function readWebhookDefaults(document: JsonObject, method: string, path: string): JsonObject | null {
   const at = (node: unknown, pointer: string): unknown => follow(document, node, pointer).node;
   const operation = resolvePointer(document, `/paths/${escapePointer(path)}/${method.toLowerCase()}`);
   const body = at(isObject(operation) ? operation.requestBody : undefined, "#/requestBody");
   const content = isObject(body) && isObject(body.content) ? body.content["application/json"] : undefined;
   const schema = at(isObject(content) ? content.schema : undefined, "#/schema");
   const member = at(isObject(schema) && isObject(schema.properties) ? schema.properties.webhook : undefined, "#/webhook");
-  return isObject(member) ? member : undefined;
-}
-
-/** The `default` of each member of the object form of a `webhook` member's schema. */
-function readWebhookDefaults(document: JsonObject, member: JsonObject): JsonObject {
-  const at = (node: unknown, pointer: string): unknown => follow(document, node, pointer).node;
+  if (!isObject(member)) return null;
   const branches = [member, ...(Array.isArray(member.oneOf) ? member.oneOf : []), ...(Array.isArray(member.anyOf) ? member.anyOf : [])];
   for (const branch of branches.map((node) => at(node, "#/webhook"))) {
     if (!isObject(branch) || !isObject(branch.properties)) continue;
@@ -57,15 +55,8 @@ const defaultsSeen = new WeakMap<JsonObject, Map<string, JsonObject | null>>();
  * requests carry no webhook (read once per document and operation).
  */
 function webhookDefaults(document: JsonObject, method: string, path: string): JsonObject | null {
-  let seen = defaultsSeen.get(document);
-  if (!seen) defaultsSeen.set(document, (seen = new Map()));
-  const key = `${method.toUpperCase()} ${path}`;
-  let defaults = seen.get(key);
-  if (defaults === undefined) {
-    const member = webhookMember(document, method, path);
-    seen.set(key, (defaults = member ? readWebhookDefaults(document, member) : null));
-  }
-  return defaults;
+  const seen = cached(defaultsSeen, document, () => new Map());
+  return cached(seen, `${method.toUpperCase()} ${path}`, () => readWebhookDefaults(document, method, path));
 }
 
 /** Whether an operation's JSON request body has a `webhook` member (`POST /v2/crawl`). */
