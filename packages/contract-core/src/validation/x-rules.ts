@@ -48,19 +48,10 @@ export interface UrlRule {
   description: string;
 }
 
-export const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total", "no-schemaless-object", "url", "utf16-length", "path-regex"] as const;
+const X_RULE_KINDS = ["time-window", "at-most-fraction", "wait-total", "no-schemaless-object", "url", "utf16-length", "path-regex"] as const;
 
 /** "Looks like it has a top-level domain": a dot, two or more letters (Latin or Cyrillic), digits or hyphens, an optional port, then the end of the host. */
 const TOP_LEVEL_DOMAIN = /\.(?:[-a-zA-Z0-9\u0400-\u052F\u2DE0-\u2DFF\uA640-\uA69F]{2,}|xn--[-a-zA-Z0-9]+)(?::\d+)?(?:[/?#]|$)/i;
-
-function parsesAsUrl(value: string): boolean {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** tldts's step that ends once the public suffix is known (`FLAG` is a const enum its JavaScript does not export). */
 const PUBLIC_SUFFIX_STEP: FLAG.PUBLIC_SUFFIX = 2;
@@ -84,7 +75,7 @@ export function acceptsUrl(rule: UrlRule, input: string): boolean {
   let value = input;
   if (rule.defaultScheme !== undefined) value = withDefaultScheme(value, rule.defaultScheme);
   if (rule.trim) value = value.trim();
-  if (!parsesAsUrl(value)) return false;
+  if (!URL.canParse(value)) return false;
   if (rule.schemes !== undefined) {
     const scheme = /^([^:]*):\/\//.exec(value)?.[1]?.toLowerCase();
     if (scheme === undefined || !rule.schemes.includes(scheme)) return false;
@@ -111,13 +102,9 @@ export function hasSchemalessObject(schema: unknown): boolean {
   const pending: unknown[] = [schema];
   while (pending.length > 0) {
     const node = pending.pop();
-    if (typeof node !== "object" || node === null) continue;
-    if (Array.isArray(node)) {
-      for (const item of node) pending.push(item);
-      continue;
-    }
+    // An array (a list of subschemas) has neither `$ref` nor `type`: only its items are looked into.
+    if (typeof node !== "object" || node === null || Object.hasOwn(node, "$ref")) continue;
     const object = node as Record<string, unknown>;
-    if (Object.hasOwn(object, "$ref")) continue;
     if (object.type === "object" && !Object.hasOwn(object, "properties") && !Object.hasOwn(object, "patternProperties") && object.additionalProperties === true) return true;
     for (const value of Object.values(object)) pending.push(value);
   }
@@ -229,21 +216,18 @@ export function pathRegexProblem(pattern: string): string | undefined {
   return undefined;
 }
 
+/** Hexadecimal digits of `\xHH`, `\uHHHH` and `\UHHHHHHHH` written without braces. */
+const HEX_DIGITS = { x: 2, u: 4, U: 8 };
+
 /** The characters an escape at `at` spans (the backslash included). */
 function escapeLength(pattern: string, at: number): number {
   const letter = pattern[at + 1];
-  if ((letter === "x" || letter === "u" || letter === "U") && pattern[at + 2] === "{") {
+  if ((letter === "x" || letter === "u" || letter === "U" || letter === "b") && pattern[at + 2] === "{") {
     const end = pattern.indexOf("}", at + 3);
     return end === -1 ? pattern.length - at : end - at + 1;
   }
   if (letter === "p" || letter === "P") return pattern[at + 2] === "{" ? Math.max(3, pattern.indexOf("}", at) - at + 1) : 3;
-  if (letter === "x") return 4;
-  if (letter === "u") return 6;
-  if (letter === "U") return 10;
-  if (letter === "b" && pattern[at + 2] === "{") {
-    const end = pattern.indexOf("}", at + 3);
-    return end === -1 ? pattern.length - at : end - at + 1;
-  }
+  if (letter === "x" || letter === "u" || letter === "U") return 2 + HEX_DIGITS[letter];
   return letter === undefined ? 1 : 1 + letter.length;
 }
 
@@ -267,8 +251,7 @@ function rustEscapeProblem(pattern: string, at: number, inClass: boolean): strin
     if (end === -1) return "unclosed hexadecimal literal";
     digits = pattern.slice(at + 3, end);
   } else digits = pattern.slice(at + 2, at + escapeLength(pattern, at));
-  const fixed = { x: 2, u: 4, U: 8 }[letter];
-  if (!HEX.test(digits) || (pattern[at + 2] !== "{" && digits.length !== fixed)) return "invalid hexadecimal escape";
+  if (!HEX.test(digits) || (pattern[at + 2] !== "{" && digits.length !== HEX_DIGITS[letter])) return "invalid hexadecimal escape";
   const value = Number.parseInt(digits, 16);
   if (value > 0x10ffff) return "invalid hexadecimal escape";
   // Over bytes, `\xHH` is one byte anywhere; any other escape above ASCII is a character, which a class without Unicode cannot hold.
@@ -276,9 +259,6 @@ function rustEscapeProblem(pattern: string, at: number, inClass: boolean): strin
   if (inClass && value > (byte ? 0xff : 0x7f)) return "Unicode not allowed here: a non-ASCII character inside a class";
   return undefined;
 }
-
-/** A string's length as JavaScript (and zod) counts it: in UTF-16 code units, so a character outside the BMP counts two. */
-export const utf16Length = (value: string): number => value.length;
 
 type Check = (object: Record<string, unknown>, now: number) => boolean;
 
@@ -292,7 +272,7 @@ function optionalNumber(rule: Record<string, unknown>, key: string): number | un
 }
 
 /** Compiles one rule into a check of the object that carries it; a rule passes when its member is absent. */
-function compileRule(raw: unknown): { rule: XRule; check: Check } {
+function compileRule(raw: unknown): Check {
   if (!isObject(raw) || typeof raw.member !== "string" || typeof raw.description !== "string") {
     throw new Error(`x-rules: every rule needs a member and a description (got ${JSON.stringify(raw)})`);
   }
@@ -305,7 +285,7 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
       const maxAhead = optionalNumber(raw, "maxAheadMs");
       const maxBehind = optionalNumber(raw, "maxBehindMs");
       const epoch = raw.encoding === "epoch-milliseconds";
-      const check: Check = (object, now) => {
+      return (object, now) => {
         const value = object[member];
         // A value of the wrong type is the schema's own error, not the rule's.
         const at = epoch ? (isFiniteNumber(value) ? value : NaN) : typeof value === "string" ? Date.parse(value) : NaN;
@@ -314,7 +294,6 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
         if (maxBehind !== undefined && now - at > maxBehind) return false;
         return true;
       };
-      return { rule: raw as unknown as XRule, check };
     }
     case "at-most-fraction": {
       if (typeof raw.of !== "string") throw new Error(`x-rules: at-most-fraction on ${member} needs 'of'`);
@@ -322,27 +301,25 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
       const fraction = optionalNumber(raw, "fraction");
       if (fraction === undefined) throw new Error(`x-rules: at-most-fraction on ${member} needs 'fraction'`);
       const ofDefault = optionalNumber(raw, "ofDefault");
-      const check: Check = (object) => {
+      return (object) => {
         const value = object[member];
         if (!isFiniteNumber(value)) return true;
         const whole = Object.hasOwn(object, of) ? object[of] : ofDefault;
         if (!isFiniteNumber(whole)) return true;
         return value <= fraction * whole;
       };
-      return { rule: raw as unknown as XRule, check };
     }
     case "wait-total": {
       const maxMs = optionalNumber(raw, "maxMs");
       const selectorWaitMs = optionalNumber(raw, "selectorWaitMs");
       if (maxMs === undefined || selectorWaitMs === undefined) throw new Error(`x-rules: wait-total on ${member} needs maxMs and selectorWaitMs`);
-      const check: Check = (object) => {
+      return (object) => {
         const actions = object[member];
         return !Array.isArray(actions) || totalWaitMs(actions, selectorWaitMs) <= maxMs;
       };
-      return { rule: raw as unknown as XRule, check };
     }
     case "no-schemaless-object":
-      return { rule: raw as unknown as XRule, check: (object) => !hasSchemalessObject(object[member]) };
+      return (object) => !hasSchemalessObject(object[member]);
     case "url": {
       const rule = raw as unknown as UrlRule;
       const strings = (key: string) => raw[key] === undefined || (Array.isArray(raw[key]) && (raw[key] as unknown[]).every((item) => typeof item === "string"));
@@ -350,32 +327,29 @@ function compileRule(raw: unknown): { rule: XRule; check: Check } {
       if (rule.fileExtensions?.some((label) => label.includes("."))) throw new Error(`x-rules: url on ${member}: each of fileExtensions is one label, without a dot`);
       if (rule.defaultScheme !== undefined && typeof rule.defaultScheme !== "string") throw new Error(`x-rules: url on ${member} needs a string defaultScheme`);
       if (rule.host !== undefined && rule.host !== "reachable") throw new Error(`x-rules: url on ${member}: host can only be 'reachable'`);
-      const check: Check = (object) => {
+      return (object) => {
         const value = object[member];
         // A value of another type is the schema's own error; an array member is judged item by item.
         if (typeof value === "string") return acceptsUrl(rule, value);
         return !Array.isArray(value) || value.every((item) => typeof item !== "string" || acceptsUrl(rule, item));
       };
-      return { rule, check };
     }
     case "utf16-length": {
       const min = optionalNumber(raw, "minLength");
       const max = optionalNumber(raw, "maxLength");
       if (min === undefined && max === undefined) throw new Error(`x-rules: utf16-length on ${member} needs minLength or maxLength`);
-      const check: Check = (object) => {
+      return (object) => {
         const value = object[member];
-        return typeof value !== "string" || ((min === undefined || utf16Length(value) >= min) && (max === undefined || utf16Length(value) <= max));
+        // JavaScript (and zod) count a string's length in UTF-16 code units: a character outside the BMP counts two.
+        return typeof value !== "string" || ((min === undefined || value.length >= min) && (max === undefined || value.length <= max));
       };
-      return { rule: raw as unknown as XRule, check };
     }
-    case "path-regex": {
-      const check: Check = (object) => {
+    case "path-regex":
+      return (object) => {
         const value = object[member];
         // A value of another type is the schema's own error.
         return !Array.isArray(value) || value.every((item) => typeof item !== "string" || pathRegexProblem(item) === undefined);
       };
-      return { rule: raw as unknown as XRule, check };
-    }
     default:
       // A misspelt kind must not silently switch a rule off.
       throw new Error(`x-rules: unknown rule kind '${String(raw.rule)}' on ${member}; known: ${X_RULE_KINDS.join(", ")}`);
@@ -389,7 +363,7 @@ export function addXRules(ajv: Ajv2020, now: () => number): void {
     schemaType: "array",
     errors: true,
     compile(rules: unknown[]) {
-      const compiled = rules.map(compileRule);
+      const compiled = rules.map((raw) => ({ rule: raw as XRule, check: compileRule(raw) }));
       const validate = (data: unknown, context?: DataValidationCxt): boolean => {
         validate.errors = undefined;
         if (!isObject(data)) return true;
