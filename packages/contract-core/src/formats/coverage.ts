@@ -50,16 +50,12 @@ function topLevelMembers(document: JsonObject, pointer: string): string[] {
 
 interface Tracked {
   walked: WalkedOperation;
-  /** Documented members, in the order: body, query, header. */
-  members: string[];
+  /** Documented members as the report names them (`query/<name>`), in the order: body, query, header. */
+  members: Set<string>;
   exchanges: number;
   seen: Set<string>;
   undocumented: Set<string>;
   sent: Set<string>;
-  /** The body members and parameters looked up by the name a request carries. */
-  bodyMembers: Set<string>;
-  queryNames: Set<string>;
-  headerNames: Set<string>;
 }
 
 const member = (where: "body" | "query" | "header", name: string) => `${where}/${escapePointer(name)}`;
@@ -82,19 +78,10 @@ export class CoverageRecorder {
     for (const op of walkOperations(document)) {
       const media = op.requestBody?.media.find((entry) => isJsonMediaType(entry.mediaType.toLowerCase()) && entry.schema !== undefined);
       const bodyMembers = media?.schema ? topLevelMembers(document, media.schema) : [];
-      const queryNames = op.parameters.filter((p) => p.in === "query").map((p) => p.name);
-      const headerNames = op.parameters.filter((p) => p.in === "header").map((p) => p.name.toLowerCase());
-      this.operations.set(op.operationId, {
-        walked: op,
-        members: [...bodyMembers.map((n) => member("body", n)), ...queryNames.map((n) => member("query", n)), ...headerNames.map((n) => member("header", n))],
-        exchanges: 0,
-        seen: new Set(),
-        undocumented: new Set(),
-        sent: new Set(),
-        bodyMembers: new Set(bodyMembers),
-        queryNames: new Set(queryNames),
-        headerNames: new Set(headerNames),
-      });
+      const query = op.parameters.filter((p) => p.in === "query").map((p) => member("query", p.name));
+      const headers = op.parameters.filter((p) => p.in === "header").map((p) => member("header", p.name.toLowerCase()));
+      const members = new Set([...bodyMembers.map((n) => member("body", n)), ...query, ...headers]);
+      this.operations.set(op.operationId, { walked: op, members, exchanges: 0, seen: new Set(), undocumented: new Set(), sent: new Set() });
     }
   }
 
@@ -110,12 +97,13 @@ export class CoverageRecorder {
     const documented = documentedResponseFor(op.walked.responses, status);
     if (documented) op.seen.add(documented.status);
     else if (Number.isInteger(status) && status >= 100 && status <= 999) op.undocumented.add(String(status));
-    for (const name of sent.query ?? []) if (op.queryNames.has(name)) op.sent.add(member("query", name));
-    for (const name of sent.headers ?? []) {
-      const lower = name.toLowerCase();
-      if (op.headerNames.has(lower)) op.sent.add(member("header", lower));
-    }
-    if (isObject(sent.body)) for (const name of Object.keys(sent.body)) if (op.bodyMembers.has(name)) op.sent.add(member("body", name));
+    // Only documented members are kept: memory stays bounded by the description.
+    const carried = (name: string) => {
+      if (op.members.has(name)) op.sent.add(name);
+    };
+    for (const name of sent.query ?? []) carried(member("query", name));
+    for (const name of sent.headers ?? []) carried(member("header", name.toLowerCase()));
+    if (isObject(sent.body)) for (const name of Object.keys(sent.body)) carried(member("body", name));
   }
 
   /** The coverage so far, in the report format. */
@@ -133,13 +121,13 @@ export class CoverageRecorder {
           notSeen: statuses.filter((s) => !op.seen.has(s)),
           undocumented: [...op.undocumented].sort(),
         },
-        members: { sent: op.members.filter((m) => op.sent.has(m)), notSent: op.members.filter((m) => !op.sent.has(m)) },
+        members: { sent: [...op.members].filter((m) => op.sent.has(m)), notSent: [...op.members].filter((m) => !op.sent.has(m)) },
       };
       totals.operations++;
       if (op.exchanges > 0) totals.exercised++;
       totals.statuses.documented += statuses.length;
       totals.statuses.covered += op.seen.size;
-      totals.members.documented += op.members.length;
+      totals.members.documented += op.members.size;
       totals.members.covered += op.sent.size;
     }
     return { api: this.api, exchanges: this.exchanges, unmatched: this.unmatched, operations, totals };

@@ -57,8 +57,7 @@ function describeError(error: ErrorObject): string | undefined {
     case "if":
       return undefined;
     case "anyOf":
-      if (member === undefined) return "needs latency, fault or status";
-      return undefined;
+      return member === undefined ? "needs latency, fault or status" : undefined;
     case "required":
       return member === undefined ? undefined : `latency needs ${params.missingProperty}`;
     case "not":

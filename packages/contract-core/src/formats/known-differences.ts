@@ -1,5 +1,6 @@
 // Differences an implementer has accepted, read from a JSON file that the contract-test kit and the
 // contract proxy both take (`--known-differences <FILE.json>`): one format, one parser, one matcher.
+import { isObject } from "../document/pointer.js";
 import { readJsonFile } from "./files.js";
 
 /**
@@ -29,15 +30,14 @@ const FIELDS = ["operation", "check", "reason", "why"] as const;
 export function parseKnownDifferences(value: unknown, source = "the known differences"): KnownDifference[] {
   if (!Array.isArray(value)) throw new KnownDifferencesError(`${source} must be a JSON array of {operation, check, reason, why}`);
   return value.map((entry, index) => {
-    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new KnownDifferencesError(`${source}: entry ${index} is not an object`);
-    const record = entry as Record<string, unknown>;
-    const extra = Object.keys(record).filter((key) => !(FIELDS as readonly string[]).includes(key));
+    if (!isObject(entry)) throw new KnownDifferencesError(`${source}: entry ${index} is not an object`);
+    const extra = Object.keys(entry).filter((key) => !(FIELDS as readonly string[]).includes(key));
     if (extra.length > 0) throw new KnownDifferencesError(`${source}: entry ${index} has unknown member ${extra[0]}`);
     for (const field of FIELDS) {
-      const text = record[field];
+      const text = entry[field];
       if (typeof text !== "string" || text.trim() === "") throw new KnownDifferencesError(`${source}: entry ${index} needs a non-empty string ${field}`);
     }
-    return { operation: record.operation as string, check: record.check as string, reason: record.reason as string, why: record.why as string };
+    return { operation: entry.operation as string, check: entry.check as string, reason: entry.reason as string, why: entry.why as string };
   });
 }
 

@@ -5,7 +5,7 @@
 // Browser-safe: no Node built-in.
 import { escapePointer } from "../document/pointer.js";
 import { HTTP_METHODS, type WalkedOperation } from "../document/walk.js";
-import { ERROR_LIMIT, fieldErrors, isJsonMediaType, matchMediaType, type FieldError, type HeaderValues, type OpenApiValidators, type OperationInfo } from "../validation/validators.js";
+import { fieldErrors, isJsonMediaType, matchMediaType, type FieldError, type HeaderValues, type OpenApiValidators, type OperationInfo } from "../validation/validators.js";
 import { fieldMessage, truncate, type Problem } from "../wording/wording.js";
 
 /** The part of a message a problem is in. */
@@ -195,13 +195,9 @@ export class ExchangeJudge {
       return { status, body: "none", problems: [{ in: "header", pointer: "/content-type", keyword: "media-type", message }] };
     }
     if (!isJsonMediaType(mediaType.toLowerCase())) return { status, body: "none", problems: [] };
-    const validate = this.validators.response(operation.method, operation.path, status, mediaType);
-    return {
-      status,
-      body: "json",
-      problems: [],
-      ...(validate ? { validate: (value: unknown) => (validate(value) ? [] : problemsOf(fieldErrors(validate.errors, "body", ERROR_LIMIT))) } : {}),
-    };
+    const schema = this.validators.response(operation.method, operation.path, status, mediaType);
+    const validate = schema && ((value: unknown) => (schema(value) ? [] : problemsOf(fieldErrors(schema.errors, "body"))));
+    return { status, body: "json", problems: [], ...(validate ? { validate } : {}) };
   }
 
   /** The body of an answer whose plan asks for it to be judged. */

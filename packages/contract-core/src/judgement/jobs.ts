@@ -122,8 +122,7 @@ function callFindings(validators: OpenApiValidators, job: JobToJudge, call: JobC
   const verdict = validators.validateDelivery({ headers: call.headers, body: call.body }, secret !== undefined && validators.webhookSignature ? { secret } : {});
   for (const problem of problemsOf(verdict.errors)) findings.push({ concern: problem.keyword === "signature" ? "signature" : "schema", severity: "failure", call: index, problem });
   findings.push(...askedFindings(job, { payload: verdict.payload, headers: call.headers, documented: verdict.event !== undefined }, index));
-  const type = isObject(verdict.payload) && typeof verdict.payload.type === "string" ? verdict.payload.type : undefined;
-  return { findings, ...(type === undefined ? {} : { type }) };
+  return { findings, type: isObject(verdict.payload) && typeof verdict.payload.type === "string" ? verdict.payload.type : undefined };
 }
 
 /**

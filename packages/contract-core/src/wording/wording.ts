@@ -65,6 +65,7 @@ function fieldName(error: FieldError): string {
   return text || (error.in === "path" ? "path" : error.in);
 }
 
+const isUnknownMember = (e: FieldError) => e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties";
 const showValue = (value: unknown) => truncate(JSON.stringify(value) ?? String(value), NAME_LIMIT);
 
 /**
@@ -98,19 +99,12 @@ export function fieldMessage(error: FieldError): string {
 export function describeFieldError(error: FieldError): string {
   const field = fieldName(error);
   const message = fieldMessage(error);
-  switch (error.keyword) {
-    case "required":
-    case "additionalProperties":
-    case "unevaluatedProperties":
-      return `${field} ${message}`;
-    default: {
-      if (Array.isArray(error.params.notTogether)) {
-        return `${error.params.notTogether.join(", ")} must not be sent${error.path.length > 0 ? ` in ${field}` : ""} together with the other members given`;
-      }
-      if (Array.isArray(error.params.exactlyOneOf) && error.path.length === 0) return message;
-      return `${field}: ${message}`;
-    }
+  if (error.keyword === "required" || isUnknownMember(error)) return `${field} ${message}`;
+  if (Array.isArray(error.params.notTogether)) {
+    return `${error.params.notTogether.join(", ")} must not be sent${error.path.length > 0 ? ` in ${field}` : ""} together with the other members given`;
   }
+  if (Array.isArray(error.params.exactlyOneOf) && error.path.length === 0) return message;
+  return `${field}: ${message}`;
 }
 
 function describeAll(errors: FieldError[]): string {
@@ -183,7 +177,6 @@ const issueCodes: Record<string, string> = {
 };
 
 const UNRECOGNIZED_KEY = "Unrecognized key in body -- please review the v2 API documentation for request body changes";
-const isUnknownMember = (e: FieldError) => e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties";
 
 /** One zod-style issue, as the Web Data API reports validation problems. */
 function issue(error: FieldError): Record<string, unknown> {
