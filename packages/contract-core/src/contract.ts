@@ -44,7 +44,7 @@ export {
   type MediaEntry,
   type NamedExample,
 } from "./document/walk.js";
-export { acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, type UrlRule, type XRule } from "./validation/x-rules.js";
+export { acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, withDefaultScheme, type UrlRule, type XRule } from "./validation/x-rules.js";
 export {
   entitlementsWording,
   webdataWording,
@@ -77,4 +77,3 @@ export {
 export { authorizationProblem, type UnauthorizedReason } from "./judgement/authorization.js";
 export { counted } from "./wording/counted.js";
 export { redactor, REDACTED } from "./wording/redact.js";
-export { withDefaultScheme } from "./validation/default-scheme.js";

@@ -77,8 +77,7 @@ function lowerCaseHeaders(headers: HeaderValues): Record<string, string> {
 export function queryOf(target: string): Record<string, string | string[]> {
   const mark = target.indexOf("?");
   const query: Record<string, string | string[]> = {};
-  if (mark < 0) return query;
-  for (const [name, value] of new URLSearchParams(target.slice(mark + 1))) {
+  for (const [name, value] of new URLSearchParams(mark < 0 ? "" : target.slice(mark + 1))) {
     const seen = query[name];
     query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }

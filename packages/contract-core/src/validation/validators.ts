@@ -208,18 +208,13 @@ export function matchMediaType(contentType: string, documented: string[]): strin
   });
 }
 
-/** What one walk over a value found: its size in nodes (counted up to a bound) and where it holds a non-finite number. */
-interface Survey {
-  small: boolean;
-  nonFinite: ErrorObject[];
-}
-
 /**
- * Walks a value once, without recursion (a parsed body can be nested deeper than the stack):
- * JSON cannot carry Infinity or NaN, but `JSON.parse("1e400")` gives Infinity, which ajv's own
- * type checks would let through wherever the schema does not say `number`.
+ * Walks a value once, without recursion (a parsed body can be nested deeper than the stack): whether
+ * it is small enough to be reported in full, and where it holds non-finite numbers. JSON cannot
+ * carry Infinity or NaN, but `JSON.parse("1e400")` gives Infinity, which ajv's own type checks would
+ * let through wherever the schema does not say `number`.
  */
-function survey(value: unknown): Survey {
+function survey(value: unknown): { small: boolean; nonFinite: ErrorObject[] } {
   let nodes = 0;
   let nonFiniteSeen = false;
   const stack: unknown[] = [value];

@@ -2,7 +2,6 @@ import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
 import type { DataValidationCxt } from "ajv/dist/types/index.js";
 import { getEmptyResult, parseImpl, type FLAG, type IPublicSuffix } from "tldts-core";
 import { escapePointer, isObject } from "../document/pointer.js";
-import { withDefaultScheme } from "./default-scheme.js";
 
 /** A rule of the spec's `x-rules` extension: a constraint between members that JSON Schema cannot state. */
 export type XRule =
@@ -68,6 +67,17 @@ function lastLabelSuffix(hostname: string, _options: unknown, out: IPublicSuffix
   out.isIcann = false;
   out.isPrivate = false;
   out.publicSuffix = hostname.slice(hostname.lastIndexOf(".") + 1);
+}
+
+/**
+ * A URL as the web data service reads one given without a scheme: `<scheme>://` put in front unless
+ * it starts with a run of characters without `.` or `:` and then `://`. This is the whole test the
+ * live service makes, so `example.com:8080/x` gets the scheme and ` https://x` (a leading space)
+ * keeps its own; the url rule (`x-rules` `defaultScheme`) and the reference server both read URLs
+ * through it, before any trim.
+ */
+export function withDefaultScheme(url: string, scheme: string): string {
+  return /^[^.:]+:\/\//.test(url) ? url : `${scheme}://${url}`;
 }
 
 /** Whether a URL rule accepts a string. */
