@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { ExchangeJudge, type ContractProblem, type OpenApiValidators, type OperationInfo, type RequestJudgement } from "@api-contracts/contract-core";
+import { ExchangeJudge } from "@api-contracts/contract-core";
+import type { AnswerJudgement, ContractProblem, OpenApiValidators, OperationInfo, RequestJudgement } from "@api-contracts/contract-core";
 
 /** One broken rule, as the report shows it: contract-core's problem, the same wherever an exchange is judged. */
 export type RuleError = ContractProblem;
@@ -8,8 +9,8 @@ export type RuleError = ContractProblem;
 /** What the response's status line and headers already tell, and how its body is to be judged. */
 export interface ResponsePlan {
   errors: RuleError[];
-  /** Present when the body is to be read and judged: returns its errors, given its bytes and their `Content-Encoding`. */
-  judgeBody?: (bytes: Buffer, encoding: string | undefined) => RuleError[];
+  /** Present when the body is to be read and judged: returns its errors and its JSON, given its bytes and their `Content-Encoding`. */
+  judgeBody?: (bytes: Buffer, encoding: string | undefined) => AnswerJudgement;
 }
 
 /** Thrown when a body cannot be judged within the limit (too large once decoded, or an unknown encoding). */
@@ -52,7 +53,7 @@ export class Judge {
   }
 
   /** A body's text, decoded from its content coding; throws {@link NotJudged} past the limit or for a coding not decoded. */
-  decoded(bytes: Buffer, encoding: string | undefined): string {
+  private decoded(bytes: Buffer, encoding: string | undefined): string {
     return decodeBody(bytes, encoding, this.limit).toString("utf8");
   }
 
@@ -72,7 +73,7 @@ export class Judge {
     if (!plan) {
       if (this.plans.size >= 1024) this.plans.clear();
       const judged = this.judgement.answerPlan(operation, method, status, headers["content-type"]);
-      plan = { errors: judged.problems, ...(judged.body === "none" ? {} : { judgeBody: (bytes: Buffer, encoding: string | undefined) => this.judgement.answerBody(judged, this.decoded(bytes, encoding)).problems }) };
+      plan = { errors: judged.problems, ...(judged.body === "none" ? {} : { judgeBody: (bytes: Buffer, encoding: string | undefined) => this.judgement.answerBody(judged, this.decoded(bytes, encoding)) }) };
       this.plans.set(key, plan);
     }
     return plan;
