@@ -1,14 +1,10 @@
 import { getApi, listApis, loadBundle, takesWebhook, walkOperations, type ApiName } from "@api-contracts/contract-core";
 import type { DeliveryReport, FaultsOptions } from "@api-contracts/contract-core/server";
 import { startDocsServer } from "@api-contracts/docs/server";
-import { startMockServer } from "@api-contracts/mock-server";
+import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
 import { startReferenceServer, type Service } from "@api-contracts/reference-server";
 
-export interface RunningServer {
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
+export type { RunningServer };
 
 export interface ApiServerOptions {
   api: ApiName;
