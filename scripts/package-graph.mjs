@@ -104,7 +104,6 @@ export function referencesIn(file, text = readFileSync(file, "utf8")) {
       found.push({ specifier: literal(node.argument.literal), kind: "import", line: at(node) });
     } else if (ts.isCallExpression(node)) {
       const callee = node.expression;
-      const first = node.arguments[0];
       const dynamicImport = callee.kind === ts.SyntaxKind.ImportKeyword;
       const requireCall = ts.isIdentifier(callee) && callee.text === "require";
       const resolveCall =
@@ -113,7 +112,7 @@ export function referencesIn(file, text = readFileSync(file, "utf8")) {
         ((ts.isIdentifier(callee.expression) && callee.expression.text === "require") || ts.isMetaProperty(callee.expression));
       if (dynamicImport || requireCall || resolveCall) {
         const kind = dynamicImport ? "import()" : requireCall ? "require" : "resolve";
-        const specifier = literal(first);
+        const specifier = literal(node.arguments[0]);
         if (specifier === undefined) found.push({ hidden: true, kind: kind === "resolve" ? "require" : kind, line: at(node) });
         else found.push({ specifier, kind, line: at(node) });
       }
