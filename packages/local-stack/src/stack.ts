@@ -114,7 +114,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const apis = await startTogether(
     listApis().map(({ name }) => ({
       name,
-      start: () => startApiServer({ api: name, host, port: options.ports?.[name] ?? getApi(name).mockPort, stateful }),
+      start: () => startApiServer({ api: name, host, port: options.ports?.[name], stateful }),
     })),
   );
   const targets = Object.fromEntries(apis.servers.map(({ name, url }) => [name, stateful ? { reference: onThisMachine(url) } : { mock: onThisMachine(url) }]));
