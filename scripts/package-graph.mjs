@@ -104,7 +104,6 @@ export function referencesIn(file, text = readFileSync(file, "utf8")) {
       found.push({ specifier: literal(node.argument.literal), kind: "import", line: at(node) });
     } else if (ts.isCallExpression(node)) {
       const callee = node.expression;
-      const first = node.arguments[0];
       const dynamicImport = callee.kind === ts.SyntaxKind.ImportKeyword;
       const requireCall = ts.isIdentifier(callee) && callee.text === "require";
       const resolveCall =
@@ -113,7 +112,7 @@ export function referencesIn(file, text = readFileSync(file, "utf8")) {
         ((ts.isIdentifier(callee.expression) && callee.expression.text === "require") || ts.isMetaProperty(callee.expression));
       if (dynamicImport || requireCall || resolveCall) {
         const kind = dynamicImport ? "import()" : requireCall ? "require" : "resolve";
-        const specifier = literal(first);
+        const specifier = literal(node.arguments[0]);
         if (specifier === undefined) found.push({ hidden: true, kind: kind === "resolve" ? "require" : kind, line: at(node) });
         else found.push({ specifier, kind, line: at(node) });
       }
@@ -177,11 +176,9 @@ function layerProblems(packages, importSites, layers) {
       problems.push(`layers: ${pkg.name} is in no layer; add it to LAYERS in scripts/package-graph.mjs`);
       continue;
     }
-    if (pkg.published) {
-      for (const field of RUNTIME_FIELDS) {
-        for (const dep of pkg.fields[field]) {
-          if (layerOf(dep, layers)?.devOnly) problems.push(`layers: ${pkg.name} names ${dep} in ${field}; ${dep} (${layerOf(dep, layers).name}) is only ever a devDependency of a published package`);
-        }
+    for (const field of pkg.published ? RUNTIME_FIELDS : []) {
+      for (const dep of pkg.fields[field]) {
+        if (layerOf(dep, layers)?.devOnly) problems.push(`layers: ${pkg.name} names ${dep} in ${field}; ${dep} (${layerOf(dep, layers).name}) is only ever a devDependency of a published package`);
       }
     }
     if (!layer.never) continue;
@@ -253,65 +250,27 @@ export function analyse(root = repoRoot, layers = LAYERS) {
   return { packages: packages.map((p) => p.name), edges, cycles, files: fileEdges, circles, problems };
 }
 
-/** The strongly connected components of a graph, each as a list of nodes (Tarjan). */
-function stronglyConnected(edges) {
-  let index = 0;
-  const indices = new Map();
-  const lowlinks = new Map();
-  const stack = [];
-  const onStack = new Set();
-  const components = [];
-  const strongConnect = (node) => {
-    indices.set(node, index);
-    lowlinks.set(node, index++);
-    stack.push(node);
-    onStack.add(node);
-    for (const next of edges.get(node)?.keys() ?? []) {
-      if (!indices.has(next)) {
-        strongConnect(next);
-        lowlinks.set(node, Math.min(lowlinks.get(node), lowlinks.get(next)));
-      } else if (onStack.has(next)) {
-        lowlinks.set(node, Math.min(lowlinks.get(node), indices.get(next)));
-      }
-    }
-    if (lowlinks.get(node) !== indices.get(node)) return;
-    const component = [];
-    let member;
-    do {
-      member = stack.pop();
-      onStack.delete(member);
-      component.push(member);
-    } while (member !== node);
-    components.push(component);
-  };
-  for (const node of edges.keys()) if (!indices.has(node)) strongConnect(node);
-  return components;
-}
-
 /**
  * The cycles of a graph (edges: node -> Set or Map of successors), each as the nodes it passes in
- * order, back to its first. Every node on a cycle is named by at least one: for each strongly
- * connected component, the shortest cycle through each member no earlier cycle passed.
+ * order, back to its first. Every node on a cycle is named by at least one: in name order, the
+ * shortest cycle through each node no earlier cycle passed.
  */
 export function findCycles(edges) {
   const cycles = [];
-  for (const component of stronglyConnected(edges)) {
-    const members = new Set(component);
-    const passed = new Set();
-    for (const start of [...component].sort()) {
-      if (passed.has(start)) continue;
-      const cycle = shortestCycle(start, members, edges);
-      if (!cycle) continue;
-      for (const node of cycle) passed.add(node);
-      cycles.push(cycle);
-    }
+  const passed = new Set();
+  for (const start of [...edges.keys()].sort()) {
+    if (passed.has(start)) continue;
+    const cycle = shortestCycle(start, edges);
+    if (!cycle) continue;
+    for (const node of cycle) passed.add(node);
+    cycles.push(cycle);
   }
   return cycles.sort((a, b) => a.join("\n").localeCompare(b.join("\n")));
 }
 
-/** Breadth first from `start` within `members`, back to `start`; undefined for a lone node without a loop. */
-function shortestCycle(start, members, edges) {
-  const successors = (node) => [...(edges.get(node)?.keys() ?? [])].filter((next) => members.has(next)).sort();
+/** Breadth first from `start` back to `start`; undefined for a node on no cycle. */
+function shortestCycle(start, edges) {
+  const successors = (node) => [...(edges.get(node)?.keys() ?? [])].sort();
   const parent = new Map();
   const queue = [start];
   for (const node of queue) {

@@ -40,15 +40,12 @@ export type WebhookHeadersInput = Headers | Readonly<Record<string, string | rea
 
 /** The value of header `name` (any case), a repeated header's values joined with `, `; undefined when absent. */
 export function headerValue(headers: WebhookHeadersInput, name: string): string | undefined {
-  if (typeof (headers as Headers).get === "function" && typeof (headers as Headers).has === "function") {
-    return (headers as Headers).get(name) ?? undefined;
-  }
+  const fetchHeaders = headers as Headers;
+  if (typeof fetchHeaders.get === "function" && typeof fetchHeaders.has === "function") return fetchHeaders.get(name) ?? undefined;
   const wanted = name.toLowerCase();
-  const values: string[] = [];
-  for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    values.push(typeof value === "string" ? value : value.join(", "));
-  }
+  const values = Object.entries(headers as Record<string, string | readonly string[] | undefined>)
+    .filter(([key, value]) => key.toLowerCase() === wanted && value !== undefined)
+    .map(([, value]) => (typeof value === "string" ? value : value!.join(", ")));
   return values.length > 0 ? values.join(", ") : undefined;
 }
 

@@ -143,11 +143,9 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof KnownDifferencesError || error instanceof FaultsError) {
-    process.stderr.write(`contract-proxy: ${error.message}\n`);
-    process.exit(2);
-  }
-  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") || error instanceof TypeError;
+  const badFile = error instanceof KnownDifferencesError || error instanceof FaultsError;
+  const parseError = (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") === true;
+  const usage = !badFile && (error instanceof UsageError || parseError || error instanceof TypeError);
   process.stderr.write(`contract-proxy: ${(error as Error).message}\n${usage ? `\n${USAGE}` : ""}`);
-  process.exit(usage ? 2 : 1);
+  process.exit(usage || badFile ? 2 : 1);
 });

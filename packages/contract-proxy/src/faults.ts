@@ -50,8 +50,7 @@ export function faultStage({ faults, api, requestTimeout }: Settings, validators
     if (!(await delayAnswer(res, decision.latencyMs))) {
       // The client left during the wait: no answer reached it, and what it sent is reported with status 0.
       settleSlowBody(ex, false);
-      ledger.finish(ex, 0, []);
-      return;
+      return void ledger.finish(ex, 0, []);
     }
     if (decision.fault === "reset" || decision.fault === "hang") {
       // No answer reaches the client: what it sent is reported with status 0.

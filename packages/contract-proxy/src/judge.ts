@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { ExchangeJudge, type ContractProblem, type OpenApiValidators, type OperationInfo, type RequestJudgement } from "@api-contracts/contract-core";
+import { ExchangeJudge } from "@api-contracts/contract-core";
+import type { AnswerJudgement, ContractProblem, OpenApiValidators, OperationInfo, RequestJudgement } from "@api-contracts/contract-core";
 
 /** One broken rule, as the report shows it: contract-core's problem, the same wherever an exchange is judged. */
 export type RuleError = ContractProblem;
@@ -8,15 +9,15 @@ export type RuleError = ContractProblem;
 /** What the response's status line and headers already tell, and how its body is to be judged. */
 export interface ResponsePlan {
   errors: RuleError[];
-  /** Present when the body is to be read and judged: returns its errors, given its bytes and their `Content-Encoding`. */
-  judgeBody?: (bytes: Buffer, encoding: string | undefined) => RuleError[];
+  /** Present when the body is to be read and judged: returns its errors and its JSON, given its bytes and their `Content-Encoding`. */
+  judgeBody?: (bytes: Buffer, encoding: string | undefined) => AnswerJudgement;
 }
 
 /** Thrown when a body cannot be judged within the limit (too large once decoded, or an unknown encoding). */
 export class NotJudged extends Error {}
 
-/** The bytes of a body as the content codings in `Content-Encoding` left them, never more than `limit` once decoded. */
-function decodeBody(bytes: Buffer, encoding: string | undefined, limit: number): Buffer {
+/** A body's text, decoded from its `Content-Encoding`; throws {@link NotJudged} past `limit` once decoded, or for a coding not decoded. */
+function decodedText(bytes: Buffer, encoding: string | undefined, limit: number): string {
   const codings = (encoding ?? "").split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity");
   let decoded = bytes;
   for (const coding of codings.reverse()) {
@@ -31,7 +32,7 @@ function decodeBody(bytes: Buffer, encoding: string | undefined, limit: number):
       throw new NotJudged(`the body is not valid ${coding}`);
     }
   }
-  return decoded;
+  return decoded.toString("utf8");
 }
 
 /**
@@ -51,16 +52,11 @@ export class Judge {
     this.judgement = new ExchangeJudge(validators);
   }
 
-  /** A body's text, decoded from its content coding; throws {@link NotJudged} past the limit or for a coding not decoded. */
-  decoded(bytes: Buffer, encoding: string | undefined): string {
-    return decodeBody(bytes, encoding, this.limit).toString("utf8");
-  }
-
   /** Route, parameters and body of a request whose whole body was read. */
   request(operation: OperationInfo | undefined, method: string, target: string, headers: IncomingHttpHeaders, bytes: Buffer): RequestJudgement {
     // A body the operation does not take is not decoded: nothing in it is judged.
     const takesBody = operation !== undefined && bytes.length > 0 && this.validators.request(operation.method, operation.path).body !== undefined;
-    const bodyText = takesBody ? this.decoded(bytes, headers["content-encoding"]) : undefined;
+    const bodyText = takesBody ? decodedText(bytes, headers["content-encoding"], this.limit) : undefined;
     return this.judgement.request({ method, target, headers, ...(bodyText === undefined ? {} : { bodyText }) });
   }
 
@@ -72,7 +68,8 @@ export class Judge {
     if (!plan) {
       if (this.plans.size >= 1024) this.plans.clear();
       const judged = this.judgement.answerPlan(operation, method, status, headers["content-type"]);
-      plan = { errors: judged.problems, ...(judged.body === "none" ? {} : { judgeBody: (bytes: Buffer, encoding: string | undefined) => this.judgement.answerBody(judged, this.decoded(bytes, encoding)).problems }) };
+      const judgeBody = (bytes: Buffer, encoding?: string) => this.judgement.answerBody(judged, decodedText(bytes, encoding, this.limit));
+      plan = { errors: judged.problems, ...(judged.body === "none" ? {} : { judgeBody }) };
       this.plans.set(key, plan);
     }
     return plan;

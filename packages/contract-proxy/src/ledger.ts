@@ -6,8 +6,11 @@ import type { IncomingHttpHeaders } from "node:http";
 import { CoverageRecorder, KnownDifferences, redactor, truncate, type JsonObject, type KnownDifference, type OperationInfo, type SentRequest, type WebhookInfo } from "@api-contracts/contract-core";
 import { type FaultDecision } from "@api-contracts/contract-core/server";
 import type { RuleError } from "./judge.js";
-import { RECENT_VIOLATIONS, type ProxyCounts, type Settings } from "./options.js";
-import { ReportFile, boundedPath, boundedViolation, credentialShapes, knownReason, secretsOf, type InjectedLine, type StaleLine, type Violation } from "./report.js";
+import type { ProxyCounts, Settings } from "./options.js";
+import { ReportFile, boundedPath, boundedViolation, credentialShapes, knownReason, secretsOf, type InjectedLine, type Violation } from "./report.js";
+
+/** How many report lines `violations` keeps; the report file keeps them all. */
+const RECENT_VIOLATIONS = 1_000;
 
 /** What the ledger reads of an exchange. */
 interface LedgerExchange {
@@ -70,23 +73,21 @@ export class Ledger {
   explained(ex: LedgerExchange, status: number, direction: Violation["direction"], found: RuleError[]): string[] | undefined {
     if (!this.known || found.length === 0) return undefined;
     const operation = ex.operation?.operationId ?? `${ex.method} ${ex.path}`;
-    const whys = new Set<string>();
-    let all = true;
     // Every error is looked up, so that each entry that matches one is counted as used.
-    for (const error of found) {
-      const entry = this.known.explain(operation, direction, knownReason(direction, status, error));
-      if (entry) whys.add(entry.why);
-      else all = false;
-    }
-    return all ? [...whys] : undefined;
+    const entries = found.map((error) => this.known!.explain(operation, direction, knownReason(direction, status, error)));
+    return entries.every((entry) => entry !== undefined) ? [...new Set(entries.map((entry) => entry.why))] : undefined;
+  }
+
+  /** What every report line begins with. */
+  private head() {
+    return { time: new Date().toISOString(), service: this.options.api.name };
   }
 
   /** Writes one report line; returns 1 when it counts as a violation. */
   private record(ex: LedgerExchange, status: number, direction: Violation["direction"], found: RuleError[], judged = true): number {
     const whys = judged ? this.explained(ex, status, direction, found) : undefined;
     const line: Violation = {
-      time: new Date().toISOString(),
-      service: this.options.api.name,
+      ...this.head(),
       operationId: ex.operation?.operationId ?? null,
       method: ex.method,
       path: ex.path,
@@ -134,7 +135,7 @@ export class Ledger {
   /** Writes the line of an exchange a faults rule fired on, and counts it. */
   injected(ex: LedgerExchange, operationId: string, injected: InjectedLine["injected"]): InjectedLine {
     this.counts.injected++;
-    const line = { time: new Date().toISOString(), service: this.options.api.name, operationId, method: truncate(ex.method, 20), path: boundedPath(this.redactFor(ex)(ex.path)), injected };
+    const line = { ...this.head(), operationId, method: truncate(ex.method, 20), path: boundedPath(this.redactFor(ex)(ex.path)), injected };
     this.report?.write(line);
     return line;
   }
@@ -149,10 +150,7 @@ export class Ledger {
     try {
       this.writeCoverage();
     } finally {
-      for (const entry of this.stale()) {
-        const line: StaleLine = { time: new Date().toISOString(), service: this.options.api.name, stale: entry };
-        this.report?.write(line);
-      }
+      for (const entry of this.stale()) this.report?.write({ ...this.head(), stale: entry });
       this.report?.close();
     }
   }

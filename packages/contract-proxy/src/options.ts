@@ -33,7 +33,7 @@ export interface ContractProxyOptions {
    * error of which an entry explains is reported with `known`, is not counted as a violation and,
    * in strict mode, passes through. `operation` is the operationId (or `METHOD /path` where no
    * operation serves the request), `check` the direction (`request` or `response`), and `reason`
-   * a substring of one error as {@link knownReason} writes it.
+   * a substring of one error: `<in><pointer> <message>`, after the status for a response.
    */
   knownDifferences?: readonly KnownDifference[];
   /** Called with each report line as it is written (already redacted and bounded). */
@@ -58,7 +58,7 @@ export interface ContractProxy {
   port: number;
   /** With `webhooks`: the URL to point the API's webhooks at. */
   webhooks?: string;
-  /** The most recent report lines, oldest first (at most {@link RECENT_VIOLATIONS}). */
+  /** The most recent report lines, oldest first (at most 1,000; the report file keeps them all). */
   violations: readonly Violation[];
   counts: Readonly<ProxyCounts>;
   /** Known differences no violation has matched so far; written to the report as `stale` lines on close. */
@@ -68,10 +68,6 @@ export interface ContractProxy {
   close(): Promise<void>;
 }
 
-export const DEFAULT_JUDGE_LIMIT = 1024 * 1024;
-export const DEFAULT_UPSTREAM_TIMEOUT = 30_000;
-export const DEFAULT_HEADERS_TIMEOUT = 10_000;
-export const DEFAULT_REQUEST_TIMEOUT = 30_000;
 export interface ProxyCounts {
   exchanges: number;
   violations: number;
@@ -84,9 +80,6 @@ export interface ProxyCounts {
   /** Webhook calls relayed (`webhooks`). */
   deliveries: number;
 }
-
-/** How many report lines `violations` keeps; the report file keeps them all. */
-export const RECENT_VIOLATIONS = 1_000;
 
 /** An http or https URL, or a TypeError naming the option (not the URL, which may hold credentials). */
 function httpUrl(text: string, option: string): URL {
@@ -104,9 +97,8 @@ export function settingsOf(options: ContractProxyOptions): Settings {
   const api = getApi(options.service);
   const upstreamUrl = httpUrl(options.upstream, "upstream");
   const webhooksTo = options.webhooks && httpUrl(options.webhooks.to, "webhooks.to");
-  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
-  const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
-  const judgeLimit = options.judgeLimit ?? DEFAULT_JUDGE_LIMIT;
-  const upstreamTimeout = options.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT;
-  return { ...options, api, upstreamUrl, webhooksTo, requestTimeout, headersTimeout, judgeLimit, upstreamTimeout, host: options.host ?? "127.0.0.1", port: options.port ?? 0, strict: options.strict ?? false };
+  // The edge server keeps the headers' deadline within the whole request's.
+  const { host = "127.0.0.1", port = 0, strict = false, judgeLimit = 1024 * 1024 } = options;
+  const { upstreamTimeout = 30_000, headersTimeout = 10_000, requestTimeout = 30_000 } = options;
+  return { ...options, api, upstreamUrl, webhooksTo, host, port, strict, judgeLimit, upstreamTimeout, headersTimeout, requestTimeout };
 }

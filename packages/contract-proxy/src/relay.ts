@@ -64,26 +64,21 @@ export function relay({ upstreamUrl, judgeLimit: limit, requestTimeout }: Settin
   /** The answer read whole: judged, then passed on with its length, or replaced in strict mode. */
   const judgeWhole = (ex: Exchange, res: ServerResponse, answer: UpstreamAnswer, plan: ResponsePlan, bytes: Buffer) => {
     let found: RuleError[] = plan.errors;
+    let body: unknown;
     try {
-      found = [...plan.errors, ...plan.judgeBody!(bytes, answer.judged["content-encoding"])];
+      const judged = plan.judgeBody!(bytes, answer.judged["content-encoding"]);
+      found = [...plan.errors, ...judged.problems];
+      body = judged.body;
     } catch (error) {
       ex.unjudged.push(notJudged("response", error instanceof NotJudged ? error.message : "the body could not be judged"));
     }
     if (found.length > 0 && answers.refuses(ex, answer.status, "response", found)) return answers.replaceAnswer(ex, res, answer.status, found);
-    if (jobs && ex.operation && answer.status >= 200 && answer.status < 300) noteJob(ex, answer, bytes);
+    // A job the upstream started with a webhook is remembered, so that its relayed calls are judged against what it asked.
+    if (jobs && ex.operation && answer.status >= 200 && answer.status < 300) jobs.note(ex.operation, ex.sent.body, body);
     if (!writeHead(res, answer, ledger.finish(ex, answer.status, found), bytes.length)) return answers.badGateway(ex, res, UNSENDABLE);
     if (!ex.slowBody) return void res.end(bytes);
     faults.settleSlowBody(ex, true);
     endSlowly(res, bytes, requestTimeout);
-  };
-
-  /** A job the upstream started with a webhook, remembered so that its relayed calls are judged against what it asked. */
-  const noteJob = (ex: Exchange, answer: UpstreamAnswer, bytes: Buffer) => {
-    try {
-      jobs!.note(ex.operation!, ex.sent.body, JSON.parse(judge.decoded(bytes, answer.judged["content-encoding"])));
-    } catch {
-      // An answer that does not decode, or is not JSON, starts no job the proxy can follow.
-    }
   };
 
   /** What becomes of the upstream's answer, as undici hands it over: read whole and judged, or streamed through. */

@@ -3,11 +3,15 @@ import type { IncomingHttpHeaders } from "node:http";
 import { ERROR_LIMIT, describeProblem, truncate, type KnownDifference } from "@api-contracts/contract-core";
 import type { RuleError } from "./judge.js";
 
-/** One line of the report: a request or a response that broke the contract, or could not be judged. */
-export interface Violation {
+/** What every report line begins with. */
+interface LineHead {
   /** ISO 8601. */
   time: string;
   service: string;
+}
+
+/** One line of the report: a request or a response that broke the contract, or could not be judged. */
+export interface Violation extends LineHead {
   /** Null when no documented operation serves the method and path. */
   operationId: string | null;
   method: string;
@@ -25,14 +29,8 @@ export interface Violation {
 }
 
 /** A report line for an exchange a faults rule fired on: what the proxy did in the upstream's place. Not a violation. */
-export interface InjectedLine {
-  /** ISO 8601. */
-  time: string;
-  service: string;
+export interface InjectedLine extends LineHead, Pick<Violation, "method" | "path"> {
   operationId: string;
-  method: string;
-  /** The request path, without its query. */
-  path: string;
   injected: {
     rule: string;
     latencyMs: number;
@@ -43,10 +41,7 @@ export interface InjectedLine {
 }
 
 /** The report's last lines, written when the proxy closes: a known difference that no violation matched. */
-export interface StaleLine {
-  /** ISO 8601. */
-  time: string;
-  service: string;
+export interface StaleLine extends LineHead {
   stale: KnownDifference;
 }
 
@@ -60,7 +55,7 @@ export function knownReason(direction: Violation["direction"], status: number, e
 }
 
 /** Longest report line, in bytes of JSON; errors are dropped from the end to stay below it. */
-export const REPORT_LINE_LIMIT = 16 * 1024;
+const REPORT_LINE_LIMIT = 16 * 1024;
 const MESSAGE_LENGTH = 300;
 const POINTER_LENGTH = 200;
 const PATH_LENGTH = 500;
@@ -69,21 +64,12 @@ const SHORTEST_SECRET = 6;
 
 /** The credentials a request carries: every value that must never be written out. */
 export function secretsOf(headers: IncomingHttpHeaders): string[] {
-  const found: string[] = [];
-  const add = (value: string | undefined) => {
-    const trimmed = value?.trim();
-    if (trimmed && trimmed.length >= SHORTEST_SECRET) found.push(trimmed);
-  };
-  for (const name of ["authorization", "proxy-authorization"]) {
-    const value = headers[name];
-    if (typeof value !== "string") continue;
-    add(value);
-    add(value.replace(/^\S+\s+/, ""));
-  }
-  const apiKey = headers["x-api-key"];
-  for (const value of Array.isArray(apiKey) ? apiKey : [apiKey]) add(value);
-  for (const pair of (headers.cookie ?? "").split(";")) add(pair.slice(pair.indexOf("=") + 1));
-  return found;
+  // An authorization's whole value, and its credentials without the scheme.
+  const authorizations = [headers.authorization, headers["proxy-authorization"]].filter((value) => value !== undefined);
+  const credentials = authorizations.flatMap((value) => [value, value.replace(/^\S+\s+/, "")]);
+  const cookies = (headers.cookie ?? "").split(";").map((pair) => pair.slice(pair.indexOf("=") + 1));
+  const values = [...credentials, ...[headers["x-api-key"] ?? []].flat(), ...cookies].map((value) => value.trim());
+  return values.filter((value) => value.length >= SHORTEST_SECRET);
 }
 
 /** What the API's keys and bearer tokens look like, to hide them in text beside the request's own credentials. */

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import {
-  DELIVERY_ORDER_GRACE_MS,
   askedFindings,
   isObject,
   jobEventsOf,
@@ -68,7 +67,7 @@ export class StartedJobs {
     const found = askedFindings(job.judged, { payload, headers, documented });
     if (job.arrivals.length >= REMEMBERED_CALLS) return found.map((finding) => finding.problem);
     job.arrivals.push({ at: now, type });
-    const order = orderFindings(job.judged, job.arrivals, job.arrivals.map((arrival) => arrival.type), { complete: false, graceMs: DELIVERY_ORDER_GRACE_MS });
+    const order = orderFindings(job.judged, job.arrivals, job.arrivals.map((arrival) => arrival.type), { complete: false });
     for (const finding of order) {
       const key = `${finding.call ?? ""} ${finding.problem.message}`;
       if (finding.severity !== "failure" || job.reported.has(key)) continue;

@@ -72,7 +72,6 @@ export function failOpen(): Middleware {
   return {
     async onRequest({ request, schemaPath, id }) {
       if (isCheck(schemaPath)) checks.set(id, await jsonBody(request));
-      return undefined;
     },
     async onResponse({ response, id }) {
       const body = take(id);

@@ -1,6 +1,7 @@
 // The `./webhooks` entry: verifying the calls the service makes to your endpoint. Apart from the
 // client, so that an application that only calls the API does not bundle it.
 import { verifyWebhookCall, type WebhookBody, type WebhookEventOf, type WebhookHeadersInput } from "@api-contracts/client-runtime/webhooks";
+import type { SignatureCheckOptions } from "@api-contracts/client-runtime/webhooks";
 import { webhookShapes, webhookSignature, type webhooks } from "./generated/entitlements.js";
 
 /** The body of every call the service makes to your webhook endpoint, discriminated by `type`. */
@@ -11,12 +12,8 @@ export type EntitlementsWebhookEventOf<Type extends EntitlementsWebhookEvent["ty
 
 export { WebhookVerificationError, type WebhookVerificationReason, type WebhookBody, type WebhookHeadersInput } from "@api-contracts/client-runtime/webhooks";
 
-export interface VerifyWebhookOptions {
-  /** How far the signed timestamp may be from `now`, in seconds. Default 300, the Standard Webhooks default. */
-  toleranceSeconds?: number;
-  /** The receiver's clock, in epoch milliseconds. Default `Date.now`. */
-  now?: () => number;
-}
+/** `toleranceSeconds`: how far the signed timestamp may be from `now` (default 300); `now`: the receiver's clock (default `Date.now`). */
+export type VerifyWebhookOptions = SignatureCheckOptions;
 
 /**
  * Verifies a call the entitlements service made to your webhook endpoint and returns its event.

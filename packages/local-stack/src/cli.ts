@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { listApis, loadFaults, type ApiDefinition } from "@api-contracts/contract-core";
+import { counted, listApis, loadFaults, type ApiDefinition } from "@api-contracts/contract-core";
 import { describeDeliveryReport, describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
 import { startApiServer, startTogether } from "./stack.js";
 
@@ -44,12 +44,6 @@ A faults file, for example:
 
 /** Seeds are unsigned 32-bit integers, as the draws' generator takes them. */
 const SEED_MAX = 4294967295;
-
-function parseSeed(text: string): number {
-  const seed = Number(text);
-  if (!/^\d{1,10}$/.test(text) || seed > SEED_MAX) throw new Error(`--faults-seed must be a whole number from 0 to ${SEED_MAX}, got '${text}'`);
-  return seed;
-}
 
 function parsePort(text: string | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
@@ -95,9 +89,11 @@ export async function main(argv: string[], out: (line: string) => void = console
     let faults: FaultsOptions | undefined;
     if (faultsFile !== undefined) {
       const rules = loadFaults(faultsFile, chosen.map((api) => api.name));
-      const seed = faultsSeed === undefined ? randomInt(SEED_MAX) : parseSeed(faultsSeed);
+      const seedIsValid = faultsSeed === undefined || (/^\d{1,10}$/.test(faultsSeed) && Number(faultsSeed) <= SEED_MAX);
+      if (!seedIsValid) throw new Error(`--faults-seed must be a whole number from 0 to ${SEED_MAX}, got '${faultsSeed}'`);
+      const seed = faultsSeed === undefined ? randomInt(SEED_MAX) : Number(faultsSeed);
       faults = { rules, seed, onFault: (event) => console.error(describeFault(event)) };
-      console.error(`faults: ${rules.length} rule${rules.length === 1 ? "" : "s"} from ${faultsFile}, seed ${seed} (--faults-seed ${seed} repeats its draws)`);
+      console.error(`faults: ${counted(rules.length, "rule")} from ${faultsFile}, seed ${seed} (--faults-seed ${seed} repeats its draws)`);
     }
     const stack = await startTogether(
       chosen.map((api, i) => ({
@@ -117,9 +113,7 @@ export async function main(argv: string[], out: (line: string) => void = console
       })),
     );
     for (const server of stack.servers) out(`${server.name.padEnd(12)} ${server.url}`);
-    const stop = () => {
-      void stack.close().then(() => process.exit(0));
-    };
+    const stop = () => void stack.close().then(() => process.exit(0));
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
     return 0;

@@ -1,14 +1,10 @@
 import { getApi, listApis, loadBundle, takesWebhook, walkOperations, type ApiName } from "@api-contracts/contract-core";
 import type { DeliveryReport, FaultsOptions } from "@api-contracts/contract-core/server";
 import { startDocsServer } from "@api-contracts/docs/server";
-import { startMockServer } from "@api-contracts/mock-server";
+import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
 import { startReferenceServer, type Service } from "@api-contracts/reference-server";
 
-export interface RunningServer {
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
+export type { RunningServer };
 
 export interface ApiServerOptions {
   api: ApiName;
@@ -118,7 +114,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const apis = await startTogether(
     listApis().map(({ name }) => ({
       name,
-      start: () => startApiServer({ api: name, host, port: options.ports?.[name] ?? getApi(name).mockPort, stateful }),
+      start: () => startApiServer({ api: name, host, port: options.ports?.[name], stateful }),
     })),
   );
   const targets = Object.fromEntries(apis.servers.map(({ name, url }) => [name, stateful ? { reference: onThisMachine(url) } : { mock: onThisMachine(url) }]));
