@@ -202,11 +202,5 @@ export async function listen(app: FastifyInstance, host: string, port: number): 
   await app.listen({ host, port });
   const address = app.server.address();
   const bound = typeof address === "object" && address !== null ? address.port : port;
-  return {
-    url: addressUrl(host, bound),
-    port: bound,
-    close: async () => {
-      await app.close();
-    },
-  };
+  return { url: addressUrl(host, bound), port: bound, close: () => app.close() };
 }
