@@ -174,11 +174,6 @@ function rememberedKey(customerId: string, key: string): string {
   return createHash("sha256").update(customerId).update("\u0000").update(key).digest("base64url");
 }
 
-interface CheckOptions {
-  expandBalanceFeature: boolean;
-  expandFlagFeature: boolean;
-}
-
 const DAY = 86_400_000;
 
 /** Adds `count` intervals to a timestamp (calendar months in UTC for month-based intervals). */
@@ -390,7 +385,7 @@ export class EntitlementsStore {
   }
 
   /** The check operation: decide, then (only when allowed) record usage or hold units. */
-  check(req: CheckRequest, options: CheckOptions): CheckResponse {
+  check(req: CheckRequest, options: { expandBalanceFeature: boolean; expandFlagFeature: boolean }): CheckResponse {
     const feature = this.feature(req.feature_id);
     const holder = this.holder(req.customer_id, req.entity_id);
     // The contract's validator has judged every amount before the store sees it (finite, any
