@@ -54,8 +54,7 @@ const require = createRequire(import.meta.url);
  * only for dynamic responses. Registering a lazy stand-in keeps start-up under a second; the
  * English build produces the same values for the same seed.
  */
-function deferFakerLoading(): void {
-  const prismRequire = createRequire(require.resolve("@stoplight/prism-http"));
+function deferFakerLoading(prismRequire: NodeJS.Require): void {
   const fakerPath = prismRequire.resolve("@faker-js/faker");
   if (require.cache[fakerPath]) return;
   let faker: object | undefined;
@@ -109,8 +108,8 @@ let loaded: LoadedPrism | undefined;
 
 export function loadPrism(): LoadedPrism {
   if (!loaded) {
-    deferFakerLoading();
     const fromPrism = createRequire(require.resolve("@stoplight/prism-http"));
+    deferFakerLoading(fromPrism);
     // Prism's own loader also pulls in the Postman importer (and with it faker); only OpenAPI 3 is needed.
     const RefParser = fromPrism("@stoplight/json-schema-ref-parser") as new () => { dereference(d: object): Promise<object> };
     const { transformOas3Operations } = fromPrism("@stoplight/http-spec/oas3/operation") as {

@@ -214,27 +214,22 @@ function routeProblem(api: ApiDescription, error: Error, method: string, path: s
   return { kind: "internal" };
 }
 
-/** How an answer goes out: at once, or (an injected `slow-body`) trickled until the deadline. */
-type Delivery = { slowWithin?: number };
-
 /** The operationId Prism read from the description (its own hash where there is none). */
 const operationIdOf = (operation: PrismOperation): string => operation.iid ?? operation.id;
 
-function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown, delivery: Delivery = {}): void {
+/** Sends an answer at once, or (an injected `slow-body`) trickled until `slowWithin` ms have passed. */
+function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown, slowWithin?: number): void {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && value !== null && name.toLowerCase() !== "content-length") out[name] = String(value);
   }
-  if (body === undefined) {
-    res.writeHead(status, out).end();
-    return;
-  }
+  if (body === undefined) return void res.writeHead(status, out).end();
   if (!Object.keys(out).some((h) => h.toLowerCase() === "content-type")) out["content-type"] = "application/json";
   const text = typeof body === "string" && !/json/i.test(String(out["content-type"] ?? out["Content-type"])) ? body : JSON.stringify(body);
   out["content-length"] = String(Buffer.byteLength(text));
   res.writeHead(status, out);
-  if (delivery.slowWithin === undefined) res.end(text);
-  else endSlowly(res, Buffer.from(text), delivery.slowWithin);
+  if (slowWithin === undefined) res.end(text);
+  else endSlowly(res, Buffer.from(text), slowWithin);
 }
 
 /** Builds the request handler of one API's mock. */
@@ -263,9 +258,9 @@ async function createMockHandler(options: MockServerOptions, requestTimeout: num
     }
     return injector?.decide(operationId);
   };
-  const answerError = (res: ServerResponse, problem: Problem, operation?: Refusal["operation"], delivery?: Delivery) => {
+  const answerError = (res: ServerResponse, problem: Problem, operation?: Refusal["operation"], slowWithin?: number) => {
     const answer = api.errors.reply(problem, operation);
-    send(res, answer.status, {}, answer.body, delivery);
+    send(res, answer.status, {}, answer.body, slowWithin);
   };
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -304,7 +299,7 @@ async function createMockHandler(options: MockServerOptions, requestTimeout: num
       }
       const input: PrismRequest = { method: method.toLowerCase(), url: { path, query: queryOf(target) }, headers, body };
       const routed = route({ resources: api.operations, input });
-      const delivery: Delivery = {};
+      let slowWithin: number | undefined;
       const operationId = routed._tag === "Right" ? operationIdOf(routed.right) : undefined;
       // Faults fall on requests routed to an operation, before they are checked, as an outage would.
       const fault = operationId === undefined ? undefined : faultFor(operationId, headers.prefer);
@@ -315,16 +310,16 @@ async function createMockHandler(options: MockServerOptions, requestTimeout: num
         if (fault.fault === "reset") return resetConnection(res);
         if (fault.fault === "hang") return hangConnection(res, requestTimeout);
         if (injected) return sendInjected(res, injected);
-        if (fault.fault === "slow-body") delivery.slowWithin = requestTimeout;
+        if (fault.fault === "slow-body") slowWithin = requestTimeout;
       }
       const result = routed._tag === "Left" ? routed : serve(routed.right, input, state);
       if (result._tag === "Right") {
         const output = result.right;
-        send(res, output.statusCode, output.headers ?? {}, output.body, delivery);
+        send(res, output.statusCode, output.headers ?? {}, output.body, slowWithin);
         // A crawl answered 2xx with a webhook gets the documented example calls, after its answer.
         if (routed._tag === "Right" && output.statusCode >= 200 && output.statusCode < 300) webhooks.deliver(routed.right.method, routed.right.path, body, output.body);
       } else if (result.left instanceof Refusal) {
-        answerError(res, result.left.problem, result.left.operation, delivery);
+        answerError(res, result.left.problem, result.left.operation, slowWithin);
       } else {
         answerError(res, routeProblem(api, result.left, method, path));
       }
