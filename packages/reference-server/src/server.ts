@@ -95,10 +95,10 @@ export function resolveLimits(service: Service, given: Partial<ReferenceLimits> 
 }
 
 /** The option's URL, which must be an http or https one. */
-function httpUrl(option: string, url: string): URL {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") throw new TypeError(`${option} must be an http or https URL, got ${url}`);
-  return parsed;
+function httpUrl(option: string, text: string): URL {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") throw new TypeError(`${option} must be an http or https URL, got ${text}`);
+  return url;
 }
 
 /** An entitlements endpoint: an http(s) URL and a Standard Webhooks secret (`whsec_` and a base64 key, as Svix gives them). */
