@@ -11,25 +11,9 @@ export interface PrismOperation {
   iid?: string;
   method: string;
   path: string;
-  deprecated?: boolean;
-  security?: Array<Array<{ type: string; scheme?: string; name?: string; in?: string }>>;
-  request?: {
-    body?: { required?: boolean; contents?: Array<{ mediaType: string }> };
-    path?: Array<{ name: string }>;
-    query?: Array<{ name: string }>;
-    headers?: Array<{ name: string }>;
-  };
-  responses: Array<{
-    code: string;
-    contents?: Array<{ mediaType: string; examples?: Array<{ key: string; value?: unknown }> }>;
-  }>;
-}
-
-export interface PrismDiagnostic {
-  path?: string[];
-  code?: string | number;
-  message: string;
-  severity: number;
+  security?: Array<Array<{ type: string; scheme?: string }>>;
+  request?: { body?: { contents?: Array<{ mediaType: string }> } };
+  responses: Array<{ code: string; contents?: Array<{ examples?: Array<{ key: string }> }> }>;
 }
 
 export interface PrismRequest {
@@ -54,9 +38,10 @@ export interface MockConfig {
 
 export type Either<L, R> = { _tag: "Left"; left: L } | { _tag: "Right"; right: R };
 
-export type MockComponent = (opts: {
+type MockComponent = (opts: {
   resource: PrismOperation;
-  input: { data: PrismRequest; validations: PrismDiagnostic[] };
+  // Prism's own request checks are not run: the mock judges requests with contract-core.
+  input: { data: PrismRequest; validations: [] };
   config: MockConfig;
 }) => (logger: unknown) => Either<Error, PrismResponse>;
 
@@ -69,8 +54,7 @@ const require = createRequire(import.meta.url);
  * only for dynamic responses. Registering a lazy stand-in keeps start-up under a second; the
  * English build produces the same values for the same seed.
  */
-function deferFakerLoading(): void {
-  const prismRequire = createRequire(require.resolve("@stoplight/prism-http"));
+function deferFakerLoading(prismRequire: NodeJS.Require): void {
   const fakerPath = prismRequire.resolve("@faker-js/faker");
   if (require.cache[fakerPath]) return;
   let faker: object | undefined;
@@ -124,8 +108,8 @@ let loaded: LoadedPrism | undefined;
 
 export function loadPrism(): LoadedPrism {
   if (!loaded) {
-    deferFakerLoading();
     const fromPrism = createRequire(require.resolve("@stoplight/prism-http"));
+    deferFakerLoading(fromPrism);
     // Prism's own loader also pulls in the Postman importer (and with it faker); only OpenAPI 3 is needed.
     const RefParser = fromPrism("@stoplight/json-schema-ref-parser") as new () => { dereference(d: object): Promise<object> };
     const { transformOas3Operations } = fromPrism("@stoplight/http-spec/oas3/operation") as {
@@ -147,29 +131,15 @@ export function loadPrism(): LoadedPrism {
     };
     const router = require("@stoplight/prism-http/dist/router/index.js") as { default: RouteComponent };
     const mocker = require("@stoplight/prism-http/dist/mocker/index.js") as { default: MockComponent };
-    loaded = {
-      getHttpOperationsFromSpec,
-      route: router.default,
-      mock: mocker.default,
-    };
+    loaded = { getHttpOperationsFromSpec, route: router.default, mock: mocker.default };
   }
   return loaded;
 }
 
 /** A pino-compatible logger that discards everything: Prism's logging halves throughput. */
 export function silentLogger(): unknown {
-  const noop = () => undefined;
-  const logger: Record<string, unknown> = {
-    level: "silent",
-    trace: noop,
-    debug: noop,
-    info: noop,
-    warn: noop,
-    error: noop,
-    fatal: noop,
-    success: noop,
-    isLevelEnabled: () => false,
-  };
-  logger.child = () => logger;
+  const levels = ["trace", "debug", "info", "warn", "error", "fatal", "success"];
+  const logger: Record<string, unknown> = { level: "silent", isLevelEnabled: () => false, child: () => logger };
+  for (const level of levels) logger[level] = () => undefined;
   return logger;
 }

@@ -1,10 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  authorizationProblem,
-  HTTP_METHODS,
-  type ErrorReply,
-  type Problem,
-} from "@api-contracts/contract-core";
+import { authorizationProblem, HTTP_METHODS, queryOf, type Problem } from "@api-contracts/contract-core";
 import {
   FaultInjector,
   createEdgeServer,
@@ -79,16 +74,11 @@ export const DEFAULT_HEADERS_TIMEOUT = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT = 30_000;
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-/** The operation a refused request hit, as method and path template. */
-interface OperationKey {
-  method: string;
-  path: string;
-}
-
 /** A request refused before any example is chosen; carried through Prism as its error value. */
 class Refusal extends Error {
   constructor(
-    readonly operation: OperationKey | undefined,
+    /** The operation the request hit, as method and path template. */
+    readonly operation: { method: string; path: string },
     readonly problem: Problem,
   ) {
     super(problem.kind);
@@ -126,12 +116,11 @@ function preferredMock(operation: PrismOperation, header: string | undefined, ba
   }
   if (preference.example !== undefined) {
     const name = preference.example;
-    const holders = operation.responses.filter(
+    const holder = operation.responses.find(
       (r) =>
         (preference.code === undefined || r.code === String(preference.code)) &&
         r.contents?.some((c) => c.examples?.some((x) => x.key === name)),
     );
-    const holder = holders[0];
     if (!holder) {
       const names = operation.responses.flatMap((r) => r.contents?.flatMap((c) => c.examples?.map((x) => x.key) ?? []) ?? []);
       return `Prefer example=${name} is not documented for ${operation.iid ?? operation.path}; documented: ${[...new Set(names)].join(", ")}`;
@@ -170,7 +159,6 @@ function createAnswer(api: ApiDescription, base: MockConfig) {
   const answered = new Map<string, Either<Error, PrismResponse>>();
   return (resource: PrismOperation, input: PrismRequest, body: BodyState): Either<Error, PrismResponse> => {
     const operation = { method: resource.method, path: resource.path };
-    const key = `${resource.method.toUpperCase()} ${resource.path}`;
     const refuse = (problem: Problem) => ({ _tag: "Left" as const, left: new Refusal(operation, problem) });
     const headers = input.headers ?? {};
     const auth = authProblem(resource, headers.authorization);
@@ -182,7 +170,7 @@ function createAnswer(api: ApiDescription, base: MockConfig) {
       }
       if (body.malformedJson) return refuse({ kind: "malformed-json" });
     }
-    const errors = api.validateRequest(resource.method, resource.path, {
+    const errors = api.errors.validators.request(resource.method, resource.path).validate({
       path: input.url.path,
       query: input.url.query ?? {},
       headers,
@@ -191,29 +179,12 @@ function createAnswer(api: ApiDescription, base: MockConfig) {
     if (errors.length > 0) return refuse({ kind: "invalid", errors });
     const chosen = preferredMock(resource, headers.prefer, base);
     if (typeof chosen === "string") return refuse({ kind: "bad-request", message: chosen });
-    const mockInput = { data: input, validations: [] };
-    if (chosen.dynamic) return prismMock({ resource, input: mockInput, config: chosen })(logger);
-    const answerKey = `${key} ${chosen.code ?? ""} ${chosen.exampleKey ?? ""}`;
-    let answer = answered.get(answerKey);
-    if (!answer) {
-      answer = prismMock({ resource, input: mockInput, config: chosen })(logger);
-      answered.set(answerKey, answer);
-    }
-    return answer;
+    const mocked = () => prismMock({ resource, input: { data: input, validations: [] }, config: chosen })(logger);
+    if (chosen.dynamic) return mocked();
+    const answerKey = `${resource.method.toUpperCase()} ${resource.path} ${chosen.code ?? ""} ${chosen.exampleKey ?? ""}`;
+    if (!answered.has(answerKey)) answered.set(answerKey, mocked());
+    return answered.get(answerKey)!;
   };
-}
-
-function splitTarget(target: string): { path: string; query: Record<string, string | string[]> } {
-  const mark = target.indexOf("?");
-  const path = mark < 0 ? target : target.slice(0, mark);
-  const query: Record<string, string | string[]> = {};
-  if (mark >= 0) {
-    for (const [name, value] of new URLSearchParams(target.slice(mark + 1))) {
-      const seen = query[name];
-      query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
-    }
-  }
-  return { path, query };
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<{ bytes: Buffer; size: number; tooLarge: boolean }> {
@@ -243,31 +214,26 @@ function routeProblem(api: ApiDescription, error: Error, method: string, path: s
   return { kind: "internal" };
 }
 
-/** How an answer goes out: at once, or (an injected `slow-body`) trickled until the deadline. */
-type Delivery = { slowWithin?: number };
-
 /** The operationId Prism read from the description (its own hash where there is none). */
 const operationIdOf = (operation: PrismOperation): string => operation.iid ?? operation.id;
 
-function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown, delivery: Delivery = {}): void {
+/** Sends an answer at once, or (an injected `slow-body`) trickled until `slowWithin` ms have passed. */
+function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: unknown, slowWithin?: number): void {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && value !== null && name.toLowerCase() !== "content-length") out[name] = String(value);
   }
-  if (body === undefined) {
-    res.writeHead(status, out).end();
-    return;
-  }
+  if (body === undefined) return void res.writeHead(status, out).end();
   if (!Object.keys(out).some((h) => h.toLowerCase() === "content-type")) out["content-type"] = "application/json";
   const text = typeof body === "string" && !/json/i.test(String(out["content-type"] ?? out["Content-type"])) ? body : JSON.stringify(body);
   out["content-length"] = String(Buffer.byteLength(text));
   res.writeHead(status, out);
-  if (delivery.slowWithin === undefined) res.end(text);
-  else endSlowly(res, Buffer.from(text), delivery.slowWithin);
+  if (slowWithin === undefined) res.end(text);
+  else endSlowly(res, Buffer.from(text), slowWithin);
 }
 
 /** Builds the request handler of one API's mock. */
-async function createMockHandler(options: MockServerOptions) {
+async function createMockHandler(options: MockServerOptions, requestTimeout: number) {
   const api = await loadApi(options.service);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const base: MockConfig = {
@@ -282,7 +248,6 @@ async function createMockHandler(options: MockServerOptions) {
     onReport: options.onWebhookReport,
   });
   const injector = options.faults ? new FaultInjector(options.faults.rules, { validators: api.errors.validators, service: options.service, seed: options.faults.seed ?? 0 }) : undefined;
-  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   /** What a request asked for with `Prefer: latency=, fault=`, or else the rule that fires on it. */
   const faultFor = (operationId: string, prefer: string | undefined): FaultDecision | undefined => {
     const preference = prefer === undefined ? {} : parsePrefer(prefer);
@@ -293,17 +258,15 @@ async function createMockHandler(options: MockServerOptions) {
     }
     return injector?.decide(operationId);
   };
-  const answerError = (res: ServerResponse, operation: OperationKey | undefined, problem: Problem, delivery?: Delivery) => {
+  const answerError = (res: ServerResponse, problem: Problem, operation?: Refusal["operation"], slowWithin?: number) => {
     const answer = api.errors.reply(problem, operation);
-    send(res, answer.status, {}, answer.body, delivery);
+    send(res, answer.status, {}, answer.body, slowWithin);
   };
-
-  /** The documented answer to a request the HTTP parser refused, as raw bytes. */
-  const unparsed = (problem: Problem): ErrorReply => api.errors.reply(problem);
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? "GET").toUpperCase();
-    const { path, query } = splitTarget(req.url ?? "/");
+    const target = req.url ?? "/";
+    const path = target.split("?", 1)[0]!;
     const declared = Number(req.headers["content-length"]);
     const tooLarge = () => {
       // Waiting for (and reading) a body this size is the attack: answer and close, lingering.
@@ -322,7 +285,7 @@ async function createMockHandler(options: MockServerOptions) {
       }
       const state: BodyState = {};
       let body: unknown;
-      if (raw.size > 0 && !raw.tooLarge) {
+      if (raw.size > 0) {
         const mediaType = (headers["content-type"] ?? "").split(";")[0]!.trim();
         if (!JSON_MEDIA.test(mediaType)) {
           state.mediaType = mediaType || "(none)";
@@ -334,9 +297,9 @@ async function createMockHandler(options: MockServerOptions) {
           }
         }
       }
-      const input: PrismRequest = { method: method.toLowerCase(), url: { path, query }, headers, body };
+      const input: PrismRequest = { method: method.toLowerCase(), url: { path, query: queryOf(target) }, headers, body };
       const routed = route({ resources: api.operations, input });
-      const delivery: Delivery = {};
+      let slowWithin: number | undefined;
       const operationId = routed._tag === "Right" ? operationIdOf(routed.right) : undefined;
       // Faults fall on requests routed to an operation, before they are checked, as an outage would.
       const fault = operationId === undefined ? undefined : faultFor(operationId, headers.prefer);
@@ -347,41 +310,39 @@ async function createMockHandler(options: MockServerOptions) {
         if (fault.fault === "reset") return resetConnection(res);
         if (fault.fault === "hang") return hangConnection(res, requestTimeout);
         if (injected) return sendInjected(res, injected);
-        if (fault.fault === "slow-body") delivery.slowWithin = requestTimeout;
+        if (fault.fault === "slow-body") slowWithin = requestTimeout;
       }
       const result = routed._tag === "Left" ? routed : serve(routed.right, input, state);
       if (result._tag === "Right") {
         const output = result.right;
-        send(res, output.statusCode, output.headers ?? {}, output.body, delivery);
+        send(res, output.statusCode, output.headers ?? {}, output.body, slowWithin);
         // A crawl answered 2xx with a webhook gets the documented example calls, after its answer.
         if (routed._tag === "Right" && output.statusCode >= 200 && output.statusCode < 300) webhooks.deliver(routed.right.method, routed.right.path, body, output.body);
       } else if (result.left instanceof Refusal) {
-        answerError(res, result.left.operation, result.left.problem, delivery);
+        answerError(res, result.left.problem, result.left.operation, slowWithin);
       } else {
-        answerError(res, undefined, routeProblem(api, result.left, method, path));
+        answerError(res, routeProblem(api, result.left, method, path));
       }
     } catch {
       if (res.headersSent) return void res.destroy();
-      answerError(res, undefined, { kind: "internal" });
+      answerError(res, { kind: "internal" });
     }
   };
-  return { handle, unparsed, close: () => webhooks.close() };
+  return { handle, errors: api.errors, close: () => webhooks.close() };
 }
 
 /** Serves one API's mock on `host:port` until `close()`. */
 export async function startMockServer(options: MockServerOptions): Promise<RunningServer> {
-  const host = options.host ?? "127.0.0.1";
-  const port = options.port ?? 0;
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
-  const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
-  const { handle, unparsed, close: closeWebhooks } = await createMockHandler(options);
+  const { handle, errors, close: closeWebhooks } = await createMockHandler(options, requestTimeout);
   const server = createEdgeServer(
-    { requestTimeoutMs: requestTimeout, headersTimeoutMs: headersTimeout, ...(options.linger ? { linger: options.linger } : {}) },
+    { requestTimeoutMs: requestTimeout, headersTimeoutMs: options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, linger: options.linger },
     (req, res) => void handle(req, res),
-    unparsed,
+    // Requests the HTTP parser refused get the documented answer, as raw bytes.
+    (problem) => errors.reply(problem),
   );
   return {
-    ...(await listen(server, port, host)),
+    ...(await listen(server, options.port ?? 0, options.host ?? "127.0.0.1")),
     close: async () => {
       await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

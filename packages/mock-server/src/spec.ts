@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { ContractErrors, OpenApiValidators, bundleFiles, getApi, loadBundle, type ApiName, type FieldError, type JsonObject, type RequestParts } from "@api-contracts/contract-core";
+import { ContractErrors, OpenApiValidators, bundleFiles, getApi, loadBundle, type ApiName, type JsonObject } from "@api-contracts/contract-core";
 import { loadPrism, type PrismOperation } from "./prism.js";
 
 export type Service = ApiName;
@@ -10,8 +10,6 @@ export interface ApiDescription {
   operations: PrismOperation[];
   /** The API's validators and its way of wording refusals. */
   errors: ContractErrors;
-  /** The request checks of the operation at `method` and path template, compiled on first use. */
-  validateRequest(method: string, template: string, parts: RequestParts): FieldError[];
 }
 
 const cache = new Map<string, { version: number; description: Promise<ApiDescription> }>();
@@ -28,10 +26,8 @@ export function loadApi(service: Service): Promise<ApiDescription> {
     const document = JSON.parse(text) as JsonObject;
     // Prism dereferences in place, so it gets its own copy of the document.
     const operations = await loadPrism().getHttpOperationsFromSpec(JSON.parse(text) as object);
-    const validators = new OpenApiValidators(document);
-    const errors = new ContractErrors(api, { validators });
-    const validateRequest = (method: string, template: string, parts: RequestParts) => validators.request(method, template).validate(parts);
-    return { service, document, operations, errors, validateRequest };
+    const errors = new ContractErrors(api, { validators: new OpenApiValidators(document) });
+    return { service, document, operations, errors };
   })();
   cache.set(service, { version, description });
   description.catch(() => cache.delete(service));

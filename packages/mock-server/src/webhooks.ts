@@ -7,21 +7,8 @@ import {
   type JsonObject,
   type WalkedWebhook,
 } from "@api-contracts/contract-core";
-import {
-  WebhookDeliverer,
-  jobEventCall,
-  type DeliveryLimits,
-  type DeliveryReport,
-} from "@api-contracts/contract-core/server";
+import { WebhookDeliverer, jobEventCall, type WebhookDelivererOptions } from "@api-contracts/contract-core/server";
 import type { ApiDescription } from "./spec.js";
-
-/** How the mock calls webhooks. */
-export interface MockWebhookOptions {
-  /** Signs the calls as the description's `x-webhook-signature` says; unsigned without it. */
-  secret?: string;
-  limits?: Partial<DeliveryLimits>;
-  onReport?: (report: DeliveryReport) => void;
-}
 
 /** One documented example of a webhook, as the mock sends it. */
 interface ExampleEvent {
@@ -51,7 +38,8 @@ export class ExampleDeliveries {
 
   constructor(
     private readonly api: ApiDescription,
-    options: MockWebhookOptions,
+    // Signed as the description's `x-webhook-signature` says when a secret is given.
+    options: Omit<WebhookDelivererOptions, "signature">,
   ) {
     const webhooks = walkWebhooks(api.document);
     for (const operation of api.errors.validators.walkedOperations()) {
@@ -63,7 +51,7 @@ export class ExampleDeliveries {
     this.deliverer =
       this.byOperation.size === 0
         ? undefined
-        : new WebhookDeliverer({ signature: api.errors.validators.webhookSignature, secret: options.secret, limits: options.limits, onReport: options.onReport });
+        : new WebhookDeliverer({ ...options, signature: api.errors.validators.webhookSignature });
   }
 
   /** Queues the example calls a request answered `answer` asks for; nothing when it carries no webhook. */

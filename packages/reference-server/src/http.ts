@@ -63,8 +63,6 @@ export const DEFAULT_HTTP_LIMITS: Omit<HttpLimits, "bodyLimitBytes"> = {
   lingerMs: DEFAULT_LINGER.maxMs,
 };
 
-/** Idle keep-alive connections are closed after this long (Node's own default). */
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Longest path parameter routed; ids in both APIs are UUIDs (36 characters). */
 export const MAX_PARAM_LENGTH = 100;
 
@@ -74,7 +72,6 @@ export interface HandlerInput<Body, Query, Params> {
   query: Query;
   params: Params;
   headers: Record<string, string | undefined>;
-  request: FastifyRequest;
 }
 
 /** Raised by the JSON body parser so that the error handler can answer in the API's own words. */
@@ -102,7 +99,6 @@ export function createApp(refusals: Refusals, limits: HttpLimits): FastifyInstan
         {
           requestTimeoutMs: limits.requestTimeoutMs,
           headersTimeoutMs: limits.headersTimeoutMs,
-          keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
           idleTimeoutMs: limits.idleTimeoutMs,
           linger: { maxBytes: limits.lingerBytes, maxMs: limits.lingerMs },
         },
@@ -192,7 +188,7 @@ export function registerOperation<Body, Query, Params>(
         const wrongBody = check(op.body, body, "body");
         if (wrongBody) return send(wrongBody);
       }
-      return send(handler({ body: body as Body, query: query as Query, params: params as Params, headers, request }));
+      return send(handler({ body: body as Body, query: query as Query, params: params as Params, headers }));
     },
   });
 }
@@ -202,11 +198,5 @@ export async function listen(app: FastifyInstance, host: string, port: number): 
   await app.listen({ host, port });
   const address = app.server.address();
   const bound = typeof address === "object" && address !== null ? address.port : port;
-  return {
-    url: addressUrl(host, bound),
-    port: bound,
-    close: async () => {
-      await app.close();
-    },
-  };
+  return { url: addressUrl(host, bound), port: bound, close: () => app.close() };
 }

@@ -5,8 +5,7 @@ import { entitlementsApp } from "./entitlements/routes.js";
 import { DEFAULT_HTTP_LIMITS, listen, type HttpLimits } from "./http.js";
 import { DEFAULT_STATE_LIMITS, type StateLimits } from "./state.js";
 import { webdataApp } from "./webdata/routes.js";
-import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from "./webhooks.js";
-
+import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits, type WebhookSettings } from "./webhooks.js";
 
 /** Every limit the server enforces on clients; each defaults as the README's limits table says. */
 export type ReferenceLimits = HttpLimits & StateLimits & WebhookLimits;
@@ -17,7 +16,7 @@ interface AppParts {
   fixtures: ReturnType<typeof validateFixtures>;
   now: () => number;
   limits: ReferenceLimits;
-  webhooks: { secret?: string; limits: WebhookLimits; onReport?: (report: DeliveryReport) => void };
+  webhooks: WebhookSettings;
 }
 
 /**
@@ -30,15 +29,15 @@ const IMPLEMENTED = {
     build({ options, fixtures, now, limits, webhooks }: AppParts): FastifyInstance {
       if ((options.webhookUrl === undefined) !== (options.webhookSecret === undefined)) throw new TypeError("webhookUrl and webhookSecret go together: balance events are sent to the endpoint, signed with its whsec_ secret");
       if (options.webhookUrl !== undefined) checkEndpoint(options.webhookUrl, options.webhookSecret!);
-      return entitlementsApp({ fixtures, now, http: limits, state: limits, webhooks: { ...webhooks, url: options.webhookUrl } }).app;
+      return entitlementsApp({ fixtures, now, http: limits, state: limits, webhooks: { ...webhooks, url: options.webhookUrl } });
     },
   },
   webdata: {
     bodyLimitBytes: 10 * 1024 * 1024,
     build({ options, fixtures, now, limits, webhooks }: AppParts): FastifyInstance {
       if (options.webhookUrl !== undefined) throw new TypeError("webhookUrl is for entitlements: every crawl names its own webhook");
-      const publicUrl = options.publicUrl === undefined ? undefined : publicBase(options.publicUrl);
-      return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl, webhooks }).app;
+      const publicUrl = options.publicUrl === undefined ? undefined : httpUrl("publicUrl", options.publicUrl).href.replace(/\/+$/, "");
+      return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl, webhooks });
     },
   },
 };
@@ -95,16 +94,16 @@ export function resolveLimits(service: Service, given: Partial<ReferenceLimits> 
   return limits;
 }
 
-function publicBase(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new TypeError(`publicUrl must be an http or https URL, got ${url}`);
-  return parsed.href.replace(/\/+$/, "");
+/** The option's URL, which must be an http or https one. */
+function httpUrl(option: string, text: string): URL {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") throw new TypeError(`${option} must be an http or https URL, got ${text}`);
+  return url;
 }
 
 /** An entitlements endpoint: an http(s) URL and a Standard Webhooks secret (`whsec_` and a base64 key, as Svix gives them). */
 function checkEndpoint(url: string, secret: string): void {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") throw new TypeError(`webhookUrl must be an http or https URL, got ${url}`);
+  httpUrl("webhookUrl", url);
   if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) throw new TypeError("webhookSecret must be a Standard Webhooks secret: whsec_ followed by a base64 key");
 }
 

@@ -1,7 +1,5 @@
 import { ContractErrors, type ApiName } from "@api-contracts/contract-core";
 
-export type { ApiName };
-
 const shared = new Map<ApiName, ContractErrors>();
 
 /**

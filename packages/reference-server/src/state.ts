@@ -31,10 +31,6 @@ export class ExpiringKeys {
     private readonly now: () => number,
   ) {}
 
-  get size(): number {
-    return this.expiries.size;
-  }
-
   /** Remembers the key; false when it is still remembered from before. */
   add(key: string): boolean {
     const now = this.now();

@@ -3,19 +3,8 @@
  * server and the contract proxy, the faults they inject and how, and the sender of webhook calls.
  * Node only. What the contract says (the main entry and `./contract`) imports nothing from here.
  */
-export { DEFAULT_LINGER, answerParserError, answerParserErrors, createEdgeServer, lingerOnClose, listen, parserProblem, rawHttpAnswer, type LingerBounds, type ServerLimits } from "./http-edge.js";
-export { FaultInjector, describeFault, sampleLatency, seedFor, seededRandom, type FaultDecision, type FaultEvent, type FaultInjectorOptions, type FaultsOptions } from "./faults/plan.js";
-export { SLOW_BODY_INTERVAL_MS, delayAnswer, endSlowly, hangConnection, resetConnection, sendInjected } from "./faults/effects.js";
-export {
-  DEFAULT_DELIVERY_LIMITS,
-  WebhookDeliverer,
-  WebhookSequence,
-  describeDeliveryReport,
-  jobEventCall,
-  type DeliveryLimits,
-  type DeliveryOutcome,
-  type DeliveryReport,
-  type JobEvent,
-  type WebhookCall,
-  type WebhookDelivererOptions,
-} from "./webhook-sender.js";
+// Every export of these modules is public: what is internal to them is not exported.
+export * from "./http-edge.js";
+export * from "./faults/plan.js";
+export * from "./faults/effects.js";
+export * from "./webhook-sender.js";

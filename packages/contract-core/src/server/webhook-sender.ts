@@ -121,10 +121,6 @@ export class WebhookSequence {
     return new Promise((resolve) => this.idlers.push(resolve));
   }
 
-  private wake(): void {
-    for (const resolve of this.idlers.splice(0)) resolve();
-  }
-
   private async drain(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -135,7 +131,7 @@ export class WebhookSequence {
     }
     this.running = false;
     this.active.delete(this);
-    this.wake();
+    for (const resolve of this.idlers.splice(0)) resolve();
   }
 }
 
@@ -222,21 +218,16 @@ export class WebhookDeliverer {
     return true;
   }
 
-  /** @internal Gives a reserved place back for a call that will not be sent. */
-  release(call: WebhookCall, outcome: DeliveryOutcome): void {
+  /** @internal Gives a reserved place back for a call that has ended, or will not be sent (after 0 ms). */
+  release(call: WebhookCall, outcome: DeliveryOutcome, durationMs = 0, extra: { status?: number; error?: string } = {}): void {
     this.pendingCount -= 1;
-    this.report(call, outcome, 0);
-    this.checkSettled();
+    this.report(call, outcome, durationMs, extra);
+    if (this.pendingCount === 0) for (const resolve of this.settledWaiters.splice(0)) resolve();
   }
 
-  /** @internal */
-  report(call: WebhookCall, outcome: DeliveryOutcome, durationMs: number, extra: { status?: number; error?: string } = {}): void {
+  private report(call: WebhookCall, outcome: DeliveryOutcome, durationMs: number, extra: { status?: number; error?: string } = {}): void {
     this.counts[outcome] += 1;
     this.options.onReport?.({ event: eventOf(call.payload), url: call.url, outcome, durationMs, ...extra });
-  }
-
-  private checkSettled(): void {
-    if (this.pendingCount === 0) for (const resolve of this.settledWaiters.splice(0)) resolve();
   }
 
   /** The request headers of a call whose body is `body`. */
@@ -271,9 +262,7 @@ export class WebhookDeliverer {
           this.inFlight.delete(request);
           request.destroy();
         }
-        this.pendingCount -= 1;
-        this.report(call, outcome, Math.round(performance.now() - started), extra);
-        this.checkSettled();
+        this.release(call, outcome, Math.round(performance.now() - started), extra);
         resolve();
       };
       const timer = setTimeout(() => end("timed-out", { error: `no answer within ${this.limits.timeoutMs} ms` }), this.limits.timeoutMs);

@@ -38,7 +38,7 @@ interface EntitlementsAppOptions {
 }
 
 /** The entitlements API: check (and its legacy alias), track (and alias), finalize. */
-export function entitlementsApp({ fixtures, now, http, state, webhooks }: EntitlementsAppOptions): { app: FastifyInstance; store: EntitlementsStore } {
+export function entitlementsApp({ fixtures, now, http, state, webhooks }: EntitlementsAppOptions): FastifyInstance {
   const world: World = fixtures.world;
   const store = new EntitlementsStore(world.entitlements, now, state);
   const env = store.env;
@@ -83,5 +83,5 @@ export function entitlementsApp({ fixtures, now, http, state, webhooks }: Entitl
   registerOperation(app, refusals, "POST", "/v1/balances.track", track);
   registerOperation(app, refusals, "POST", "/v1/track", track);
   registerOperation(app, refusals, "POST", "/v1/balances.finalize", finalize);
-  return { app, store };
+  return app;
 }

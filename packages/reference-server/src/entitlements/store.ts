@@ -174,11 +174,6 @@ function rememberedKey(customerId: string, key: string): string {
   return createHash("sha256").update(customerId).update("\u0000").update(key).digest("base64url");
 }
 
-interface CheckOptions {
-  expandBalanceFeature: boolean;
-  expandFlagFeature: boolean;
-}
-
 const DAY = 86_400_000;
 
 /** Adds `count` intervals to a timestamp (calendar months in UTC for month-based intervals). */
@@ -390,7 +385,7 @@ export class EntitlementsStore {
   }
 
   /** The check operation: decide, then (only when allowed) record usage or hold units. */
-  check(req: CheckRequest, options: CheckOptions): CheckResponse {
+  check(req: CheckRequest, options: { expandBalanceFeature: boolean; expandFlagFeature: boolean }): CheckResponse {
     const feature = this.feature(req.feature_id);
     const holder = this.holder(req.customer_id, req.entity_id);
     // The contract's validator has judged every amount before the store sees it (finite, any
@@ -441,24 +436,11 @@ export class EntitlementsStore {
       p.items.some((item) => item.feature_id === feature.id && (item.included_usage === "inf" || item.feature_type === "boolean" || (item.included_usage ?? 0) > (account ? EntitlementsStore.granted(account) : 0)));
     const products = [...this.products.values()].filter((p) => !p.archived && !holder.productIds.includes(p.id) && grantsMore(p));
     const name = feature.name;
-    if (account) {
-      return {
-        scenario: "usage_limit",
-        title: `${name} limit reached`,
-        message: `You have used all of your ${feature.display?.plural ?? name}. Upgrade to get more.`,
-        feature_id: feature.id,
-        feature_name: name,
-        products,
-      };
-    }
-    return {
-      scenario: "feature_flag",
-      title: `${name} is not in your plan`,
-      message: `Upgrade to a plan that includes ${name}.`,
-      feature_id: feature.id,
-      feature_name: name,
-      products,
-    };
+    const plural = feature.display?.plural ?? name;
+    const [scenario, title, message] = account
+      ? (["usage_limit", `${name} limit reached`, `You have used all of your ${plural}. Upgrade to get more.`] as const)
+      : (["feature_flag", `${name} is not in your plan`, `Upgrade to a plan that includes ${name}.`] as const);
+    return { scenario, title, message, feature_id: feature.id, feature_name: name, products };
   }
 
   /** Confirms (deducting the held units, or `override_value` instead) or releases a lock. */

@@ -104,9 +104,4 @@ export class CrawlDeliveries {
   cancel(id: string): void {
     this.running.get(id.toLowerCase())?.cancel((call) => (call.payload as { type?: unknown }).type === "crawl.completed");
   }
-
-  /** Crawls whose calls have not all ended. */
-  get runningCount(): number {
-    return this.running.size;
-  }
 }

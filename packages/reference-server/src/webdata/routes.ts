@@ -29,7 +29,7 @@ interface WebdataAppOptions {
 }
 
 /** The web data API: crawl start and cancel, sessions (and their `/v2/browser` alias), monitors, team usage. */
-export function webdataApp({ fixtures, now, http, state, publicUrl, webhooks }: WebdataAppOptions): { app: FastifyInstance; store: WebdataStore; crawls: CrawlDeliveries } {
+export function webdataApp({ fixtures, now, http, state, publicUrl, webhooks }: WebdataAppOptions): FastifyInstance {
   const store = new WebdataStore(fixtures.world.webdata, now, state);
   const contract = contractOf("webdata");
   const refusals = new Refusals(contract, fixtures.api_keys.webdata);
@@ -84,5 +84,5 @@ export function webdataApp({ fixtures, now, http, state, publicUrl, webhooks }: 
   registerOperation(app, refusals, "GET", "/v2/monitor/{monitorId}", getMonitor);
   registerOperation(app, refusals, "GET", "/v2/team/token-usage", tokenUsage);
   registerOperation(app, refusals, "GET", "/v2/team/credit-usage/historical", historical);
-  return { app, store, crawls };
+  return app;
 }

@@ -1,13 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { components } from "@api-contracts/webdata-client";
-import type { World, WorldCrawl } from "../fixtures.js";
+import type { InteractSession, Monitor, World, WorldCrawl } from "../fixtures.js";
 import { ExpiringKeys, type StateLimits } from "../state.js";
 
-type Schemas = components["schemas"];
-export type InteractSession = Schemas["InteractSession"];
-export type Monitor = Schemas["Monitor"];
-export type TokenUsage = Schemas["TokenUsage"];
-export type CreditUsagePeriod = Schemas["CreditUsagePeriod"];
+type TokenUsage = components["schemas"]["TokenUsage"];
+type CreditUsagePeriod = components["schemas"]["CreditUsagePeriod"];
 
 /** One credit is worth this many tokens (the service's own conversion). */
 export const TOKENS_PER_CREDIT = 15;
@@ -46,19 +43,9 @@ export class WebdataStore {
     return crawl;
   }
 
-  crawl(id: string): WorldCrawl | undefined {
-    const key = id.toLowerCase();
-    return this.seededCrawls.get(key) ?? this.startedCrawls.get(key);
-  }
-
-  /** Crawls kept at the moment, those of the fixtures included. */
-  get crawlCount(): number {
-    return this.seededCrawls.size + this.startedCrawls.size;
-  }
-
   /** Cancels a running crawl. Cancelling twice is harmless; a finished crawl cannot be cancelled. */
   cancelCrawl(id: string): CancelOutcome {
-    const crawl = this.crawl(id);
+    const crawl = this.seededCrawls.get(id.toLowerCase()) ?? this.startedCrawls.get(id.toLowerCase());
     if (!crawl) return "not_found";
     if (crawl.status === "completed" || crawl.status === "failed") return "already_finished";
     crawl.status = "cancelled";

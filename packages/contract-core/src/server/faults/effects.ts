@@ -29,9 +29,7 @@ export function delayAnswer(res: ServerResponse, ms: number): Promise<boolean> {
 
 /** Closes the connection at once with a TCP reset: the client gets no answer (`ECONNRESET`). */
 export function resetConnection(res: ServerResponse): void {
-  const socket = res.socket;
-  if (!socket || socket.destroyed) return;
-  socket.resetAndDestroy();
+  if (res.socket && !res.socket.destroyed) res.socket.resetAndDestroy();
 }
 
 /** Sends nothing; the connection is closed when the client gives up, or after `deadlineMs` at the latest. */
