@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExchangeJudge, OpenApiValidators, describeFieldError, summarizeAnswer, summarizeProblems, type FieldError } from "../src/contract.js";
+import { ExchangeJudge, OpenApiValidators, describeFieldError, queryOf, summarizeAnswer, summarizeProblems, type FieldError } from "../src/contract.js";
 import { petStore } from "./fixture.js";
 
 const judge = new ExchangeJudge(new OpenApiValidators(petStore()));
@@ -66,5 +66,13 @@ describe("one wording", () => {
     expect(summarizeProblems(four)).toBe("body/a is required; body/b is required; body/c is required (and 1 more)");
     expect(summarizeAnswer(200, four.slice(0, 1))).toBe("200 body/a is required");
     expect(summarizeAnswer(418, [{ in: "status", pointer: "", keyword: "status", message: "418 is not documented for x; documented: 200" }])).toBe("status 418 is not documented for x; documented: 200");
+  });
+});
+
+describe("queryOf", () => {
+  it("reads every parameter as sent, a repeated one as a list, whatever its name: an Object member's name is a parameter like any other", () => {
+    const query = queryOf("/v2/crawl?constructor=1&toString=a&toString=b&__proto__=x&limit=2");
+    expect(Object.entries(query)).toEqual([["constructor", "1"], ["toString", ["a", "b"]], ["__proto__", "x"], ["limit", "2"]]);
+    expect(Object.getPrototypeOf(query)).toBe(Object.prototype);
   });
 });

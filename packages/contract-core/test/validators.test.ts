@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OpenApiValidators, follow, matchMediaType, resolvePointer, type RequestParts } from "../src/index.js";
+import { OpenApiValidators, follow, matchMediaType, normalizeHeaders, resolvePointer, type RequestParts } from "../src/index.js";
 import { petStore } from "./fixture.js";
 
 const pets = new OpenApiValidators(petStore());
@@ -163,5 +163,12 @@ describe("schemas by pointer", () => {
 
   it("compiles the schema at a pointer once", () => {
     expect(pets.schema("/components/schemas/Pet")).toBe(pets.component("Pet"));
+  });
+});
+
+describe("header names", () => {
+  it("are lower-cased and a repeated name's values joined, whatever the name: an Object member's name is a header like any other", () => {
+    const normalized = normalizeHeaders({ Constructor: "a", toString: ["b", "c"], __proto__x: "d", "X-Trace": "e", "x-trace": "f", ["__proto__"]: "g" } as Record<string, string>);
+    expect(Object.entries(normalized)).toEqual([["constructor", "a"], ["tostring", "b, c"], ["__proto__x", "d"], ["x-trace", "e, f"], ["__proto__", "g"]]);
   });
 });

@@ -68,20 +68,21 @@ export function summarizeKeptAnswer(answer: AnswerToJudge): string {
 
 /** Header values by lower-case name; of names that differ only in case, the last given wins, as a caller's override. */
 function lowerCaseHeaders(headers: HeaderValues): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) values[name.toLowerCase()] = typeof value === "string" ? value : value.join(", ");
-  return values;
+  const values = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) values.set(name.toLowerCase(), typeof value === "string" ? value : value.join(", "));
+  return Object.fromEntries(values);
 }
 
 /** Query parameters of a request target as the validators read them: a repeated name becomes a list. */
 export function queryOf(target: string): Record<string, string | string[]> {
   const mark = target.indexOf("?");
-  const query: Record<string, string | string[]> = {};
+  // A Map, not an object: a parameter may be named `constructor` or `__proto__`.
+  const query = new Map<string, string | string[]>();
   for (const [name, value] of new URLSearchParams(mark < 0 ? "" : target.slice(mark + 1))) {
-    const seen = query[name];
-    query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    const seen = query.get(name);
+    query.set(name, seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]);
   }
-  return query;
+  return Object.fromEntries(query);
 }
 
 /** A request as sent. */

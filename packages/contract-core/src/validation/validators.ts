@@ -184,14 +184,16 @@ export type HeaderValues = Record<string, string | readonly string[] | undefined
 
 /** Lower-case names, one string per header (a repeated header's values joined with `, `, as RFC 9110 §5.3 allows). */
 export function normalizeHeaders(headers: HeaderValues): Record<string, string> {
-  const normalized: Record<string, string> = {};
+  // A Map, not an object: a header may be named `constructor` or `__proto__`.
+  const normalized = new Map<string, string>();
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const joined = typeof value === "string" ? value : value.join(", ");
     const key = name.toLowerCase();
-    normalized[key] = key in normalized ? `${normalized[key]}, ${joined}` : joined;
+    const earlier = normalized.get(key);
+    normalized.set(key, earlier === undefined ? joined : `${earlier}, ${joined}`);
   }
-  return normalized;
+  return Object.fromEntries(normalized);
 }
 
 export function isJsonMediaType(mediaType: string): boolean {
