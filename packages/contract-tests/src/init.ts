@@ -3,7 +3,7 @@
 // must be, in the schema's own words (JSON has no comments: a member the format allows and the
 // kit ignores carries them).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { counted, fixturesSchema, type ApiName } from "@api-contracts/contract-core";
+import { counted, fixturesSchema, isObject, type ApiName, type JsonObject } from "@api-contracts/contract-core";
 import { parseArgs } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
 import { SERVICES, type Service } from "./checks/registry.js";
@@ -61,11 +61,8 @@ export function fixturesTemplate(service: ApiName): Record<string, unknown> {
   };
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** An existing fixtures file with the section of `service` added beside what it holds, or why it cannot be. */
-function withSection(text: string, service: ApiName): Json | string {
+function withSection(text: string, service: ApiName): JsonObject | string {
   let existing: unknown;
   try {
     existing = JSON.parse(text);
@@ -75,10 +72,10 @@ function withSection(text: string, service: ApiName): Json | string {
   if (!isObject(existing)) return "exists and is not a JSON object";
   if (existing[service] !== undefined) return `already has an "${service}" section`;
   const template = fixturesTemplate(service);
-  const merged: Json = { ...existing, [service]: template[service] };
+  const merged: JsonObject = { ...existing, [service]: template[service] };
   for (const member of ["descriptions", "api_keys"]) {
     const present = isObject(existing[member]) ? existing[member] : {};
-    merged[member] = { ...(template[member] as Json), ...present };
+    merged[member] = { ...(template[member] as JsonObject), ...present };
   }
   return merged;
 }
@@ -114,8 +111,8 @@ export async function init(argv: string[], io: CommandIo): Promise<number> {
     return 2;
   }
   writeFileSync(out, `${JSON.stringify(written, null, 2)}\n`);
-  const ids = Object.values(written[service] as Json).filter((value) => typeof value === "string" && PLACEHOLDER.test(value)).length;
-  const key = PLACEHOLDER.test(String((written.api_keys as Json)[service])) ? ` and the API key (api_keys.${service})` : "";
+  const ids = Object.values(written[service] as JsonObject).filter((value) => typeof value === "string" && PLACEHOLDER.test(value)).length;
+  const key = PLACEHOLDER.test(String((written.api_keys as JsonObject)[service])) ? ` and the API key (api_keys.${service})` : "";
   const done = adding ? `added the "${service}" section to ${out}` : `wrote ${out}`;
   io.out(`${done}: ${counted(ids, "id")}${key} to fill in, then run contract-test --service ${service} --base-url <URL> --level behavior --fixtures ${out}`);
   return 0;

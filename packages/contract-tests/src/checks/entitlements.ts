@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isObject } from "@api-contracts/contract-core";
 import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import type { Contract } from "../judge.js";
 import type { EntitlementsFixtures } from "../fixtures.js";
@@ -32,15 +33,10 @@ async function check(ctx: CheckContext, body: Body, step: string): Promise<Body>
   return requireAnswer(await ctx.caller.call("checkAccess", { body: { customer_id: entitlementsIds(ctx).customer_id, ...body } }), 200, step);
 }
 
-function balanceOf(body: Body): Body | undefined {
-  const balance = body.balance;
-  return typeof balance === "object" && balance !== null ? (balance as Body) : undefined;
-}
-
 /** The remaining balance of the metered feature, read from a check of 1 unit. */
 async function remaining(ctx: CheckContext, step: string): Promise<number> {
   const body = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, required_balance: 1 }, step);
-  const value = balanceOf(body)?.remaining;
+  const value = isObject(body.balance) ? body.balance.remaining : undefined;
   if (typeof value !== "number") throw new CheckFailure(`${step}: the metered feature has no numeric balance.remaining`);
   if (value < 10) throw new CheckFailure(`${step}: the metered feature has ${value} left; behaviour checks need at least 10 (refill the fixture customer)`);
   return value;

@@ -31,11 +31,9 @@ function isValid(ctx: GeneratorContext, pointers: string[], value: unknown): boo
 }
 
 function integerArbitrary(view: SchemaView): fc.Arbitrary<number> {
-  let min = Math.max(view.minimum ?? -(2 ** 31), view.exclusiveMinimum === undefined ? -Infinity : Math.floor(view.exclusiveMinimum) + 1);
-  let max = Math.min(view.maximum ?? 2 ** 31, view.exclusiveMaximum === undefined ? Infinity : Math.ceil(view.exclusiveMaximum) - 1);
-  min = Math.ceil(min);
-  max = Math.floor(max);
-  return fc.integer({ min, max });
+  const min = Math.max(view.minimum ?? -(2 ** 31), view.exclusiveMinimum === undefined ? -Infinity : Math.floor(view.exclusiveMinimum) + 1);
+  const max = Math.min(view.maximum ?? 2 ** 31, view.exclusiveMaximum === undefined ? Infinity : Math.ceil(view.exclusiveMaximum) - 1);
+  return fc.integer({ min: Math.ceil(min), max: Math.floor(max) });
 }
 
 function numberArbitrary(view: SchemaView): fc.Arbitrary<number> {

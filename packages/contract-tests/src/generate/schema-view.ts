@@ -1,4 +1,4 @@
-import { isObject, resolvePointer, type JsonObject, type XRule } from "@api-contracts/contract-core";
+import { escapePointer, isObject, resolvePointer, type JsonObject, type XRule } from "@api-contracts/contract-core";
 
 /**
  * What a generator needs to know about one place of a request: the keywords of a schema with its
@@ -98,9 +98,7 @@ function mergeInto(document: JsonObject, pointer: string, view: SchemaView, dept
 
   if (isObject(node.properties)) {
     for (const key of Object.keys(node.properties)) {
-      const list = view.properties.get(key) ?? [];
-      list.push(`${pointer}/properties/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`);
-      view.properties.set(key, list);
+      view.properties.set(key, [...(view.properties.get(key) ?? []), `${pointer}/properties/${escapePointer(key)}`]);
     }
   }
   if (Array.isArray(node.required)) for (const key of node.required) view.required.add(String(key));
