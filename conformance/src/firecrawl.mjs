@@ -80,10 +80,6 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
     const exchanges = [];
     for (const request of firecrawlRequests()) {
       const item = await exchange(baseUrl, request, { apiKey: API_KEY, server, values, timeoutMs: LIMITS.requestMs });
-      for (const [name, member] of Object.entries(request.capture ?? {})) {
-        const value = item.responseBody?.[member];
-        if (typeof value === "string") values[name] = value;
-      }
       exchanges.push(item);
       log(`${String(item.status).padEnd(4)}${item.method.padEnd(7)}${item.path}${item.query ? `?${new URLSearchParams(item.query)}` : ""}  ${item.note}`);
     }
