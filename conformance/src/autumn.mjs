@@ -15,9 +15,9 @@ import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 
 /** Bun from the npm registry: the version of the checkout's `.bun-version` at 187c0a7. */
-export const BUN = "bun@1.3.14";
+const BUN = "bun@1.3.14";
 
-export const AUTUMN_LIMITS = {
+const AUTUMN_LIMITS = {
   bunMs: 5 * 60_000,
   installMs: 15 * 60_000,
   postgresReadyMs: 30_000,

@@ -7,7 +7,7 @@ import { isJsonMediaType, redactor } from "@api-contracts/contract-core";
 import { DELIVERIES_FILE, KNOWN_FILE } from "./judgement.mjs";
 
 /** Most bytes of one answer kept; a longer answer is cut and marked. */
-export const MAX_ANSWER_BYTES = 256 * 1024;
+const MAX_ANSWER_BYTES = 256 * 1024;
 
 function authorizationHeader(form, apiKey) {
   if (form === "bearer") return { authorization: `Bearer ${apiKey}` };

@@ -29,7 +29,7 @@ import { startStaticSite } from "./static-site.mjs";
 import { startTunnelProxy } from "./tunnel-proxy.mjs";
 import { startWebhookReceiver } from "./webhook-receiver.mjs";
 
-export const WEBHOOK_LIMITS = {
+const WEBHOOK_LIMITS = {
   workerReadyMs: 60_000,
   /** From the start of a crawl to its `crawl.completed`. */
   crawlMs: 120_000,

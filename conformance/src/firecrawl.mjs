@@ -12,11 +12,11 @@ import { freePort, onPath, runStep, startDaemon, stopAll, waitUntil } from "./pr
 import { commitOf, httpAnswers, recordAndJudge, runKitLevels, seconds, startRedis } from "./servers.mjs";
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
-export const PNPM = "pnpm@9.15.9";
+const PNPM = "pnpm@9.15.9";
 /** A made-up key: self-hosted Firecrawl without database authentication accepts any. */
 const API_KEY = "fc-conformance0run0key0000000000000";
 
-export const LIMITS = {
+const LIMITS = {
   installMs: 15 * 60_000,
   buildMs: 10 * 60_000,
   redisReadyMs: 15_000,

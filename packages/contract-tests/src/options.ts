@@ -151,10 +151,9 @@ export function webhookStageSettings(options: ContractTestOptions, level: Level,
   if (level !== "behavior" && level !== "webhooks") return undefined;
   const deadlineMs = parseLimit("webhookDeadlineMs", options.webhookDeadlineMs) ?? DEFAULT_WEBHOOK_DEADLINE_MS;
   const secret = options.webhookSecret || undefined;
-  let publicUrl: string | undefined;
-  if (options.webhookUrl !== undefined) {
-    if (!URL.canParse(options.webhookUrl) || !/^https?:$/.test(new URL(options.webhookUrl).protocol)) throw new UsageError(`webhook URL must be an http or https URL (got ${JSON.stringify(options.webhookUrl)})`);
-    publicUrl = options.webhookUrl;
+  const publicUrl = options.webhookUrl;
+  if (publicUrl !== undefined && !(URL.canParse(publicUrl) && /^https?:$/.test(new URL(publicUrl).protocol))) {
+    throw new UsageError(`webhook URL must be an http or https URL (got ${JSON.stringify(publicUrl)})`);
   }
   let listen: { host: string; port: number } | undefined;
   if (options.webhookReceiver !== undefined) listen = parseHostPort("webhook receiver", options.webhookReceiver);

@@ -21,7 +21,6 @@ export interface SchemaView {
   maximum?: number;
   exclusiveMinimum?: number;
   exclusiveMaximum?: number;
-  multipleOf?: number;
   minItems?: number;
   maxItems?: number;
   /** Pointers of the item schemas. */
@@ -38,12 +37,10 @@ export interface SchemaView {
   xRules: XRule[];
   /** Keywords the view does not model are present: only the validator can tell a valid value. */
   needsValidation: boolean;
-  /** The schema is `false`: nothing is valid. */
-  impossible: boolean;
 }
 
 function emptyView(): SchemaView {
-  return { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false, impossible: false };
+  return { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false };
 }
 
 function cloneView(view: SchemaView): SchemaView {
@@ -71,7 +68,6 @@ function refTarget(ref: string): string {
 function mergeInto(document: JsonObject, pointer: string, view: SchemaView, depth = 0): SchemaView {
   if (depth > 32) throw new Error(`schema at ${pointer}: $ref or allOf nested more than 32 deep`);
   const node = resolvePointer(document, pointer);
-  if (node === false) view.impossible = true;
   if (!isObject(node)) return view;
   if (typeof node.$ref === "string") mergeInto(document, refTarget(node.$ref), view, depth + 1);
 
@@ -90,7 +86,6 @@ function mergeInto(document: JsonObject, pointer: string, view: SchemaView, dept
   view.maximum = smaller(view.maximum, node.maximum);
   view.exclusiveMinimum = larger(view.exclusiveMinimum, node.exclusiveMinimum);
   view.exclusiveMaximum = smaller(view.exclusiveMaximum, node.exclusiveMaximum);
-  if (typeof node.multipleOf === "number") view.multipleOf = node.multipleOf;
   view.minItems = larger(view.minItems, node.minItems);
   view.maxItems = smaller(view.maxItems, node.maxItems);
   if (node.items !== undefined) view.items.push(`${pointer}/items`);
