@@ -1,5 +1,4 @@
 import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
 import { runContractTests } from "./run.js";
@@ -8,7 +7,7 @@ import { SERVICES, type Service } from "./checks/registry.js";
 import { formatClosing, formatResult, formatStale, formatSummary } from "./output.js";
 import { runFailed } from "./report.js";
 import { junitXml } from "./junit.js";
-import { init, type CommandIo } from "./init.js";
+import { init, readFlags, type CommandIo } from "./init.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS } from "./webhooks/stage.js";
 import { redactor } from "@api-contracts/contract-core";
 import { maskUrl } from "./secrets.js";
@@ -80,45 +79,18 @@ const defaultIo: CliIo = {
   ...(process.stderr.isTTY ? { progress: (line: string) => process.stderr.write(`\r\u001b[K${line}`) } : {}),
 };
 
+/** The flags of a run, each taking a value. */
+const FLAGS = [
+  "service", "base-url", "api-key", "fixtures", "level", "report", "timeout", "max-time", "max-answer-bytes", "generate", "seed", "junit",
+  "known-differences", "fail-on", "webhook-secret", "webhook-receiver", "webhook-url", "webhook-deadline",
+];
+
 /** Runs the command line and resolves to its exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   if (argv[0] === "init") return init(argv.slice(1), io);
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        service: { type: "string" },
-        "base-url": { type: "string" },
-        "api-key": { type: "string" },
-        fixtures: { type: "string" },
-        level: { type: "string" },
-        report: { type: "string" },
-        timeout: { type: "string" },
-        "max-time": { type: "string" },
-        "max-answer-bytes": { type: "string" },
-        generate: { type: "string" },
-        seed: { type: "string" },
-        junit: { type: "string" },
-        "known-differences": { type: "string" },
-        "fail-on": { type: "string" },
-        "webhook-secret": { type: "string" },
-        "webhook-receiver": { type: "string" },
-        "webhook-url": { type: "string" },
-        "webhook-deadline": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    io.err(`contract-test: ${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(USAGE);
-    return 0;
-  }
+  const flags = Object.fromEntries(FLAGS.map((flag) => [flag, { type: "string" as const }]));
+  const values = readFlags(argv, flags, "contract-test", USAGE, io);
+  if (typeof values === "number") return values;
   const pick = (flag: string, variable: string): string | undefined => (values[flag] as string | undefined) ?? (io.env[variable] || undefined);
   const service = pick("service", "CONTRACT_SERVICE");
   const baseUrl = pick("base-url", "CONTRACT_BASE_URL");

@@ -4,7 +4,7 @@
 // kit ignores carries them).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { counted, fixturesSchema, isObject, type ApiName, type JsonObject } from "@api-contracts/contract-core";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
 import { SERVICES, type Service } from "./checks/registry.js";
 
@@ -21,6 +21,24 @@ export interface CommandIo {
   out: (line: string) => void;
   err: (line: string) => void;
   env: Record<string, string | undefined>;
+}
+
+type Flags = NonNullable<ParseArgsConfig["options"]>;
+/** The values of a command's flags (none takes several values). */
+type FlagValues = Record<string, string | boolean | undefined>;
+
+/** A command's flags (`--help`/`-h` added), or its exit code when it has nothing to run: 2 after a usage error, 0 after --help. */
+export function readFlags(argv: string[], flags: Flags, command: string, usage: string, io: CommandIo): FlagValues | number {
+  try {
+    const options: Flags = { ...flags, help: { type: "boolean", short: "h" } };
+    const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options });
+    if (!values.help) return values as FlagValues;
+    io.out(usage);
+    return 0;
+  } catch (error) {
+    io.err(`${command}: ${(error as Error).message}\n${usage}`);
+    return 2;
+  }
 }
 
 interface PropertySchema {
@@ -82,28 +100,15 @@ function withSection(text: string, service: ApiName): JsonObject | string {
 
 /** Runs `contract-test init` and resolves to its exit code. */
 export async function init(argv: string[], io: CommandIo): Promise<number> {
-  let values: { service?: string; out?: string; force?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { service: { type: "string" }, out: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    io.err(`contract-test init: ${(error as Error).message}\n${INIT_USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(INIT_USAGE);
-    return 0;
-  }
-  const service = values.service ?? io.env.CONTRACT_SERVICE;
+  const flags = { service: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } } as const;
+  const values = readFlags(argv, flags, "contract-test init", INIT_USAGE, io);
+  if (typeof values === "number") return values;
+  const service = (values.service as string | undefined) ?? io.env.CONTRACT_SERVICE;
   if (!service || !SERVICES.includes(service as Service)) {
     io.err(`contract-test init: --service must be one of ${SERVICES.join(", ")}${service ? ` (got "${service}")` : ""}\n${INIT_USAGE}`);
     return 2;
   }
-  const out = values.out ?? "fixtures.json";
+  const out = (values.out as string | undefined) ?? "fixtures.json";
   const adding = existsSync(out) && !values.force;
   const written = adding ? withSection(readFileSync(out, "utf8"), service) : fixturesTemplate(service);
   if (typeof written === "string") {
