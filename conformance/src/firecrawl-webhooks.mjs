@@ -107,7 +107,7 @@ export async function runWebhookCrawls({ baseUrl, apiKey, apiDir, env, server, l
       crawls.push({ start, deliveries });
     }
     log(`site asked for ${site.requests.map((r) => r.path).join(", ") || "nothing"}; ${proxy.tunnels.length} tunnels to it, ${proxy.refused.length} refused${proxy.refused.length ? ` (${proxy.refused.join(", ")})` : ""}`);
-    return { crawls, siteRequests: site.requests.length, tunnels: proxy.tunnels.length, refused: proxy.refused };
+    return crawls;
   } finally {
     if (worker) await stopGroup(worker);
     await Promise.all([site.close(), proxy.close(), receiver.close()]);

@@ -73,8 +73,8 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
 
     // Real crawls with a webhook first, while the queue is empty: the worker stops after them, so
     // the crawls the list and the kit start later are only enqueued, as before.
-    const webhooks = await runWebhookCrawls({ baseUrl, apiKey: API_KEY, apiDir: api, env, server, logDir, log });
-    const deliveries = webhooks.crawls.reduce((sum, crawl) => sum + crawl.deliveries.length, 0);
+    const webhookCrawls = await runWebhookCrawls({ baseUrl, apiKey: API_KEY, apiDir: api, env, server, logDir, log });
+    const deliveries = webhookCrawls.reduce((sum, crawl) => sum + crawl.deliveries.length, 0);
 
     const values = {};
     const exchanges = [];
@@ -83,8 +83,8 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
       exchanges.push(item);
       log(`${String(item.status).padEnd(4)}${item.method.padEnd(7)}${item.path}${item.query ? `?${new URLSearchParams(item.query)}` : ""}  ${item.note}`);
     }
-    log(`${exchanges.length} exchanges, ${webhooks.crawls.length} crawls with a webhook and ${deliveries} deliveries`);
-    const unexplained = recordAndJudge({ server: "firecrawl", exchanges, webhookCrawls: webhooks.crawls, record, log });
+    log(`${exchanges.length} exchanges, ${webhookCrawls.length} crawls with a webhook and ${deliveries} deliveries`);
+    const unexplained = recordAndJudge({ server: "firecrawl", exchanges, webhookCrawls, record, log });
 
     // Schema level, and the HTTP probes (behaviour level needs ids this server cannot be seeded with).
     const code = await runKitLevels({

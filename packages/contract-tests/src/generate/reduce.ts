@@ -42,7 +42,7 @@ function simpler(value: unknown): Array<unknown | typeof DROP> {
 }
 
 /** Every request one step simpler than this one: a parameter or member dropped, a value shortened or simplified. */
-export function* simplerRequests(request: GeneratedRequest): Generator<GeneratedRequest> {
+function* simplerRequests(request: GeneratedRequest): Generator<GeneratedRequest> {
   for (const part of ["query", "headers"] as const) {
     for (const name of Object.keys(request[part])) {
       const { [name]: _dropped, ...rest } = request[part];

@@ -43,19 +43,6 @@ function emptyView(): SchemaView {
   return { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false };
 }
 
-function cloneView(view: SchemaView): SchemaView {
-  return {
-    ...view,
-    pointers: [...view.pointers],
-    patterns: [...view.patterns],
-    items: [...view.items],
-    properties: new Map([...view.properties].map(([key, pointers]) => [key, [...pointers]])),
-    required: new Set(view.required),
-    xRules: [...view.xRules],
-    ...(view.branches ? { branches: [...view.branches] } : {}),
-  };
-}
-
 const larger = (a: number | undefined, b: unknown) => (typeof b !== "number" ? a : a === undefined ? b : Math.max(a, b));
 const smaller = (a: number | undefined, b: unknown) => (typeof b !== "number" ? a : a === undefined ? b : Math.min(a, b));
 
@@ -143,7 +130,8 @@ export function viewOf(document: JsonObject, pointers: string[]): SchemaView {
 /** The view with one of its branches merged in (and the branch list consumed). */
 export function withBranch(document: JsonObject, view: SchemaView, branch: string): SchemaView {
   return remembered(document, `${view.pointers.join("\n")}\n+${branch}`, () => {
-    const merged = cloneView(view);
+    // A copy: the view itself is remembered and read by others.
+    const merged = structuredClone(view);
     delete merged.branches;
     mergeInto(document, branch, merged);
     merged.pointers = view.pointers;
