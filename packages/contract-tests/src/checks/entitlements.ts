@@ -6,12 +6,13 @@ import type { EntitlementsFixtures } from "../fixtures.js";
 import {
   authChecks,
   badParameterCheck,
+  handCheck,
   invalidBodyChecks,
   malformedJsonCheck,
   unknownIdCheck,
   successCheck,
 } from "./common.js";
-import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type KitApi, type Outcome } from "./types.js";
+import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type KitApi } from "./types.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
 const PLACEHOLDER: EntitlementsFixtures = {
@@ -46,9 +47,7 @@ function expectAllowed(body: Body, expected: boolean, step: string): void {
   if (body.allowed !== expected) throw new CheckFailure(`${step}: expected allowed ${expected}, got ${JSON.stringify(body.allowed)}`);
 }
 
-function behavior(operation: string, name: string, what: string, run: (ctx: CheckContext) => Promise<Outcome>): Check {
-  return { operation, name, level: "behavior", what, run };
-}
+const behavior = (operation: string, name: string, what: string, run: Check["run"]) => handCheck(operation, name, "behavior", what, run);
 
 const CHECK_OPERATIONS = ["checkAccess", "checkAccessLegacy"] as const;
 const TRACK_OPERATIONS = ["trackUsage", "trackUsageLegacy"] as const;
@@ -86,17 +85,11 @@ function entitlementsChecks(contract: Contract): Check[] {
   if (known.has("finalizeLock")) {
     const valid = (): Body => ({ lock_id: `lock_${randomUUID()}`, action: "release" });
     checks.push(
-      {
-        operation: "finalizeLock",
-        name: "success",
-        level: "schema",
-        what: "releasing a lock placed by a check answers as documented",
-        async run(ctx) {
-          const lockId = `lock_${randomUUID()}`;
-          await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
-          return expectAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), "2xx");
-        },
-      },
+      handCheck("finalizeLock", "success", "schema", "releasing a lock placed by a check answers as documented", async (ctx) => {
+        const lockId = `lock_${randomUUID()}`;
+        await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
+        return expectAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), "2xx");
+      }),
       ...authChecks("finalizeLock", () => ({ body: valid() })),
       ...invalidBodyChecks(contract, "finalizeLock", valid, "unknown_member"),
       malformedJsonCheck("finalizeLock"),
