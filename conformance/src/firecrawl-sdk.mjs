@@ -1,9 +1,11 @@
 // The official SDK (@mendable/firecrawl-js) driven against the server through `contract-proxy`,
 // which judges each of its requests and the server's answers against the contract.
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { freePort, probePort, startDaemon, stopGroup, waitUntil } from "./processes.mjs";
-import { binOf } from "./servers.mjs";
+
+const require = createRequire(import.meta.url);
 
 /** The proxy's accepted differences from the contract for this release, when there are any. */
 export const PROXY_KNOWN_DIFFERENCES = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "known-differences", "firecrawl-proxy.json");
@@ -20,6 +22,12 @@ export function summariseProxyReport(text) {
   };
 }
 
+/** The contract-proxy command of the installed package. */
+function proxyBin() {
+  const file = require.resolve("@api-contracts/contract-proxy/package.json");
+  return path.join(path.dirname(file), JSON.parse(readFileSync(file, "utf8")).bin["contract-proxy"]);
+}
+
 /**
  * Starts `contract-proxy --service webdata --strict` in front of `baseUrl`, drives the SDK through
  * it (a crawl with a few options, its cancel, the token usage) and stops it. Resolves with the
@@ -27,8 +35,7 @@ export function summariseProxyReport(text) {
  */
 export async function runSdkThroughProxy({ baseUrl, apiKey, reportFile, logFile, log, timeoutMs = 20_000 }) {
   const port = await freePort();
-  const proxyBin = binOf("@api-contracts/contract-proxy", "contract-proxy");
-  const args = [proxyBin, "--service", "webdata", "--upstream", baseUrl, "--port", String(port), "--strict", "--report", reportFile];
+  const args = [proxyBin(), "--service", "webdata", "--upstream", baseUrl, "--port", String(port), "--strict", "--report", reportFile];
   if (existsSync(PROXY_KNOWN_DIFFERENCES)) args.push("--known-differences", PROXY_KNOWN_DIFFERENCES);
   log(`contract-proxy ${args.slice(1).join(" ")}`);
   const proxy = startDaemon(process.execPath, args, { logFile });

@@ -22,12 +22,6 @@ export function commitOf(source, given) {
   }
 }
 
-/** The file of a command (`bin`) of an installed package, which node runs. */
-export function binOf(pkg, command) {
-  const manifest = require.resolve(`${pkg}/package.json`);
-  return path.join(path.dirname(manifest), JSON.parse(readFileSync(manifest, "utf8")).bin[command]);
-}
-
 /** Sends one inline command to the Redis server on the port; true when its answer starts with `expected`. */
 export function redisReplies(port, command, expected) {
   return probePort(port, (socket, done) => {
@@ -90,7 +84,8 @@ function kitTotals(reportFile) {
  * level's entries stale. Resolves with the worst exit code.
  */
 export async function runKitLevels({ service, baseUrl, apiKey, levels, known, report, logDir, extraArgs = () => [], timeoutMs, log }) {
-  const kitBin = binOf("@api-contracts/contract-tests", "contract-test");
+  const kit = require.resolve("@api-contracts/contract-tests/package.json");
+  const kitBin = path.join(path.dirname(kit), JSON.parse(readFileSync(kit, "utf8")).bin["contract-test"]);
   const { listChecks } = await import("@api-contracts/contract-tests");
   const entries = existsSync(known) ? loadKnownDifferences(known) : [];
   let worst = 0;
