@@ -91,12 +91,6 @@ function asPostgresUser(command, args) {
   return ["runuser", ["-u", "postgres", "--", command, ...args]];
 }
 
-function userIds(name) {
-  const uid = Number(execFileSync("id", ["-u", name], { encoding: "utf8", timeout: 5_000 }).trim());
-  const gid = Number(execFileSync("id", ["-g", name], { encoding: "utf8", timeout: 5_000 }).trim());
-  return { uid, gid };
-}
-
 /** The path of `bun` from npm, fetched by npx in a folder of its own (npx in the checkout would read its overrides). */
 async function bunFromNpm(logDir) {
   const out = path.join(logDir, "bun-path.log");
@@ -178,8 +172,8 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     const pgDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-pg-"));
     whenStopped("autumn-postgres-folder", () => rmSync(pgDir, { recursive: true, force: true }));
     if (process.getuid?.() === 0) {
-      const { uid, gid } = userIds("postgres");
-      chownSync(pgDir, uid, gid);
+      const idOfPostgres = (flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", timeout: 5_000 }).trim());
+      chownSync(pgDir, idOfPostgres("-u"), idOfPostgres("-g"));
     }
     const [initdb, initdbArgs] = asPostgresUser(path.join(pgBin, "initdb"), ["-D", path.join(pgDir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8"]);
     await runStep("initdb", initdb, initdbArgs, { cwd: pgDir, timeoutMs: 60_000, logFile: path.join(logDir, "initdb.log") });
