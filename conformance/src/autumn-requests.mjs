@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 /** The judged requests of each entitlements operation. */
-export const JUDGED_OPERATIONS = ["checkAccess", "trackUsage", "finalizeLock", "checkAccessLegacy", "trackUsageLegacy"];
+const JUDGED_OPERATIONS = ["checkAccess", "trackUsage", "finalizeLock", "checkAccessLegacy", "trackUsageLegacy"];
 
 /** What the run seeds through Autumn's API before the list is sent. */
 export const AUTUMN_SEED = {

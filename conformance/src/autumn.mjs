@@ -15,9 +15,9 @@ import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 
 /** Bun from the npm registry: the version of the checkout's `.bun-version` at 187c0a7. */
-export const BUN = "bun@1.3.14";
+const BUN = "bun@1.3.14";
 
-export const AUTUMN_LIMITS = {
+const AUTUMN_LIMITS = {
   bunMs: 5 * 60_000,
   installMs: 15 * 60_000,
   postgresReadyMs: 30_000,
@@ -89,12 +89,6 @@ function postgresBinDir() {
 function asPostgresUser(command, args) {
   if (process.getuid?.() !== 0) return [command, args];
   return ["runuser", ["-u", "postgres", "--", command, ...args]];
-}
-
-function userIds(name) {
-  const uid = Number(execFileSync("id", ["-u", name], { encoding: "utf8", timeout: 5_000 }).trim());
-  const gid = Number(execFileSync("id", ["-g", name], { encoding: "utf8", timeout: 5_000 }).trim());
-  return { uid, gid };
 }
 
 /** The path of `bun` from npm, fetched by npx in a folder of its own (npx in the checkout would read its overrides). */
@@ -178,8 +172,8 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     const pgDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-pg-"));
     whenStopped("autumn-postgres-folder", () => rmSync(pgDir, { recursive: true, force: true }));
     if (process.getuid?.() === 0) {
-      const { uid, gid } = userIds("postgres");
-      chownSync(pgDir, uid, gid);
+      const idOfPostgres = (flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", timeout: 5_000 }).trim());
+      chownSync(pgDir, idOfPostgres("-u"), idOfPostgres("-g"));
     }
     const [initdb, initdbArgs] = asPostgresUser(path.join(pgBin, "initdb"), ["-D", path.join(pgDir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8"]);
     await runStep("initdb", initdb, initdbArgs, { cwd: pgDir, timeoutMs: 60_000, logFile: path.join(logDir, "initdb.log") });

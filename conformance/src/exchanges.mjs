@@ -7,7 +7,7 @@ import { isJsonMediaType, redactor } from "@api-contracts/contract-core";
 import { DELIVERIES_FILE, KNOWN_FILE } from "./judgement.mjs";
 
 /** Most bytes of one answer kept; a longer answer is cut and marked. */
-export const MAX_ANSWER_BYTES = 256 * 1024;
+const MAX_ANSWER_BYTES = 256 * 1024;
 
 function authorizationHeader(form, apiKey) {
   if (form === "bearer") return { authorization: `Bearer ${apiKey}` };
@@ -36,8 +36,8 @@ async function boundedText(response) {
 
 /**
  * Sends one request of the list and returns its exchange. `request.path` may hold `{name}`
- * placeholders filled from `values` (ids an earlier answer gave); `request.headers` (never a
- * credential) are sent and recorded.
+ * placeholders filled from `values` (ids an earlier answer gave: `request.capture`, `{name:
+ * member}`, puts the answer's member there); `request.headers` (never a credential) are sent and recorded.
  */
 export async function exchange(baseUrl, request, { apiKey, server, values, timeoutMs }) {
   const concretePath = request.path.replace(/\{(\w+)\}/g, (_m, name) => {
@@ -67,6 +67,9 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
     } catch {
       // kept as text: the server called it JSON but it is not
     }
+  }
+  for (const [name, member] of Object.entries(request.capture ?? {})) {
+    if (typeof responseBody?.[member] === "string") values[name] = responseBody[member];
   }
   return {
     operation: request.operation,

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 /** The startCrawl bodies of `@api-contracts/spec/live-requests/webdata/startCrawl.json`. */
-export function judgedCrawlBodies() {
+function judgedCrawlBodies() {
   return JSON.parse(readFileSync(require.resolve("@api-contracts/spec/live-requests/webdata/startCrawl.json"), "utf8"));
 }
 

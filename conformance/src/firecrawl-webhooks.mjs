@@ -24,12 +24,12 @@ import { redactor } from "@api-contracts/contract-core";
 import { exchange } from "./exchanges.mjs";
 import { WEBHOOK_SECRET, deliveryType } from "./judgement.mjs";
 import { freePort, startDaemon, stopGroup, waitUntil, whenStopped } from "./processes.mjs";
-import { httpAnswers } from "./servers.mjs";
+import { httpAnswers, seconds } from "./servers.mjs";
 import { startStaticSite } from "./static-site.mjs";
 import { startTunnelProxy } from "./tunnel-proxy.mjs";
 import { startWebhookReceiver } from "./webhook-receiver.mjs";
 
-export const WEBHOOK_LIMITS = {
+const WEBHOOK_LIMITS = {
   workerReadyMs: 60_000,
   /** From the start of a crawl to its `crawl.completed`. */
   crawlMs: 120_000,
@@ -86,7 +86,7 @@ export async function runWebhookCrawls({ baseUrl, apiKey, apiDir, env, server, l
       what: "Firecrawl's queue worker",
       stillRunning: () => worker.exitCode === null,
     });
-    log(`queue worker ready (${((Date.now() - started) / 1000).toFixed(1)} s); site ${site.origin}, receiver ${receiver.origin}, tunnel proxy ${proxy.url}`);
+    log(`queue worker ready (${seconds(started)}); site ${site.origin}, receiver ${receiver.origin}, tunnel proxy ${proxy.url}`);
 
     const crawls = [];
     for (const crawl of webhookCrawls({ site: site.origin, receiver: receiver.origin })) {
@@ -102,12 +102,12 @@ export async function runWebhookCrawls({ baseUrl, apiKey, apiDir, env, server, l
         headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, redact(String(value))])),
         rawBody: redact(rawBody),
       }));
-      const seconds = ((Date.now() - crawlStarted) / 1000).toFixed(1);
-      log(`${start.status} crawl ${start.responseBody?.id ?? "(no id)"}: ${deliveries.map(deliveryType).join(", ") || "no delivery"}${completed ? "" : ` -- no crawl.completed within ${WEBHOOK_LIMITS.crawlMs} ms`} (${seconds} s)`);
+      const took = seconds(crawlStarted);
+      log(`${start.status} crawl ${start.responseBody?.id ?? "(no id)"}: ${deliveries.map(deliveryType).join(", ") || "no delivery"}${completed ? "" : ` -- no crawl.completed within ${WEBHOOK_LIMITS.crawlMs} ms`} (${took})`);
       crawls.push({ start, deliveries });
     }
     log(`site asked for ${site.requests.map((r) => r.path).join(", ") || "nothing"}; ${proxy.tunnels.length} tunnels to it, ${proxy.refused.length} refused${proxy.refused.length ? ` (${proxy.refused.join(", ")})` : ""}`);
-    return { crawls, siteRequests: site.requests.length, tunnels: proxy.tunnels.length, refused: proxy.refused };
+    return crawls;
   } finally {
     if (worker) await stopGroup(worker);
     await Promise.all([site.close(), proxy.close(), receiver.close()]);

@@ -12,11 +12,11 @@ import { freePort, onPath, runStep, startDaemon, stopAll, waitUntil } from "./pr
 import { commitOf, httpAnswers, recordAndJudge, runKitLevels, seconds, startRedis } from "./servers.mjs";
 
 /** pnpm from the npm registry; Firecrawl's lockfile is format 9.0, which pnpm 9 writes. */
-export const PNPM = "pnpm@9.15.9";
+const PNPM = "pnpm@9.15.9";
 /** A made-up key: self-hosted Firecrawl without database authentication accepts any. */
 const API_KEY = "fc-conformance0run0key0000000000000";
 
-export const LIMITS = {
+const LIMITS = {
   installMs: 15 * 60_000,
   buildMs: 10 * 60_000,
   redisReadyMs: 15_000,
@@ -73,22 +73,18 @@ export async function runFirecrawl({ source, record, commit, generate, reportFil
 
     // Real crawls with a webhook first, while the queue is empty: the worker stops after them, so
     // the crawls the list and the kit start later are only enqueued, as before.
-    const webhooks = await runWebhookCrawls({ baseUrl, apiKey: API_KEY, apiDir: api, env, server, logDir, log });
-    const deliveries = webhooks.crawls.reduce((sum, crawl) => sum + crawl.deliveries.length, 0);
+    const webhookCrawls = await runWebhookCrawls({ baseUrl, apiKey: API_KEY, apiDir: api, env, server, logDir, log });
+    const deliveries = webhookCrawls.reduce((sum, crawl) => sum + crawl.deliveries.length, 0);
 
     const values = {};
     const exchanges = [];
     for (const request of firecrawlRequests()) {
       const item = await exchange(baseUrl, request, { apiKey: API_KEY, server, values, timeoutMs: LIMITS.requestMs });
-      for (const [name, member] of Object.entries(request.capture ?? {})) {
-        const value = item.responseBody?.[member];
-        if (typeof value === "string") values[name] = value;
-      }
       exchanges.push(item);
       log(`${String(item.status).padEnd(4)}${item.method.padEnd(7)}${item.path}${item.query ? `?${new URLSearchParams(item.query)}` : ""}  ${item.note}`);
     }
-    log(`${exchanges.length} exchanges, ${webhooks.crawls.length} crawls with a webhook and ${deliveries} deliveries`);
-    const unexplained = recordAndJudge({ server: "firecrawl", exchanges, webhookCrawls: webhooks.crawls, record, log });
+    log(`${exchanges.length} exchanges, ${webhookCrawls.length} crawls with a webhook and ${deliveries} deliveries`);
+    const unexplained = recordAndJudge({ server: "firecrawl", exchanges, webhookCrawls, record, log });
 
     // Schema level, and the HTTP probes (behaviour level needs ids this server cannot be seeded with).
     const code = await runKitLevels({

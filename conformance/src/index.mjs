@@ -1,12 +1,9 @@
-export { runFirecrawl, PNPM, LIMITS } from "./firecrawl.mjs";
-export { runSdkThroughProxy, summariseProxyReport, PROXY_KNOWN_DIFFERENCES } from "./firecrawl-sdk.mjs";
-export { firecrawlRequests, judgedCrawlBodies } from "./firecrawl-requests.mjs";
-export { exchange, writeRecords, MAX_ANSWER_BYTES } from "./exchanges.mjs";
-export { runAutumn, prepareCheckout, autumnFixtures, REGISTRY_GAPS, BUN, AUTUMN_LIMITS } from "./autumn.mjs";
-export { autumnRequests, judgedEntitlementsBodies, AUTUMN_SEED, JUDGED_OPERATIONS } from "./autumn-requests.mjs";
+export { summariseProxyReport, PROXY_KNOWN_DIFFERENCES } from "./firecrawl-sdk.mjs";
+export { firecrawlRequests } from "./firecrawl-requests.mjs";
+export { prepareCheckout, autumnFixtures, REGISTRY_GAPS } from "./autumn.mjs";
+export { autumnRequests, judgedEntitlementsBodies, AUTUMN_SEED } from "./autumn-requests.mjs";
 export { startSqsStandIn } from "./sqs-stand-in.mjs";
-export { judgeRecords, failuresOf, summaryOf, disagreements, deliveryDisagreements, readRecords, readExchanges, readWebhookCrawls, readKnown, recordedDir, serversRecorded, RECORDED_SERVERS, WEBHOOK_SECRET } from "./judgement.mjs";
-export { runWebhookCrawls, webhookCrawls, WEBHOOK_LIMITS } from "./firecrawl-webhooks.mjs";
+export { webhookCrawls } from "./firecrawl-webhooks.mjs";
 export { startStaticSite, SITE_PAGES } from "./static-site.mjs";
 export { startTunnelProxy } from "./tunnel-proxy.mjs";
-export { startWebhookReceiver, MAX_DELIVERIES, MAX_DELIVERY_BYTES } from "./webhook-receiver.mjs";
+export { startWebhookReceiver, MAX_DELIVERY_BYTES } from "./webhook-receiver.mjs";

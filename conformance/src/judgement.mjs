@@ -67,7 +67,7 @@ export function serversRecorded(dir = recordedDir()) {
 }
 
 /** Whether a file of a record folder holds exchanges (one JSON array per operation). */
-export function isExchangeFile(file) {
+function isExchangeFile(file) {
   return file.endsWith(".json") && file !== KNOWN_FILE && file !== DELIVERIES_FILE;
 }
 
@@ -206,7 +206,7 @@ export function deliveryDisagreements(crawl, { validators, secret = WEBHOOK_SECR
  * each names a check of the replay and an operation of the contract, and its `why` starts with its
  * kind (`version: …`). Returns the entries and what is wrong with the list.
  */
-export function checkedKnown(known, operationIds) {
+function checkedKnown(known, operationIds) {
   let entries;
   try {
     entries = parseKnownDifferences(known, KNOWN_FILE);

@@ -10,15 +10,11 @@ const running = new Map();
 let stopping = false;
 
 /** A free TCP port on 127.0.0.1, chosen by the system. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
+export async function freePort() {
+  const server = createServer();
+  const port = await listenOnLoopback(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Starts `server` listening on a free port of 127.0.0.1; resolves with the port. */

@@ -67,7 +67,7 @@ export function recordAndJudge({ server, exchanges, webhookCrawls, record, log }
 }
 
 /** A kit report's totals on one line: passed, failed, warnings, known, stale (or why there are none). */
-export function kitTotals(reportFile) {
+function kitTotals(reportFile) {
   let report;
   try {
     report = JSON.parse(readFileSync(reportFile, "utf8"));

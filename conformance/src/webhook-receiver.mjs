@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import { closeServer, listenOnLoopback } from "./processes.mjs";
 
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
-export const MAX_DELIVERIES = 200;
+const MAX_DELIVERIES = 200;
 
 /** Starts the receiver on a free port of 127.0.0.1. Resolves with its origin, the deliveries so far, waitFor() and close(). */
 export async function startWebhookReceiver() {

@@ -1,16 +1,14 @@
 import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
 import { runContractTests } from "./run.js";
-import { DEFAULT_MAX_TIME_MS, LEVELS, parseFailOn, parseLimit, parseSeed, randomSeed } from "./options.js";
+import { DEFAULT_MAX_TIME_MS, LEVELS, randomSeed, readSettings } from "./options.js";
 import { SERVICES, type Service } from "./checks/registry.js";
 import { formatClosing, formatResult, formatStale, formatSummary } from "./output.js";
 import { runFailed } from "./report.js";
 import { junitXml } from "./junit.js";
-import { init, type CommandIo } from "./init.js";
+import { init, readFlags, type CommandIo } from "./init.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS } from "./webhooks/stage.js";
-import { loadKnownDifferences } from "./known-differences.js";
 import { redactor } from "@api-contracts/contract-core";
 import { maskUrl } from "./secrets.js";
 import type { Level } from "./checks/types.js";
@@ -81,45 +79,18 @@ const defaultIo: CliIo = {
   ...(process.stderr.isTTY ? { progress: (line: string) => process.stderr.write(`\r\u001b[K${line}`) } : {}),
 };
 
+/** The flags of a run, each taking a value. */
+const FLAGS = [
+  "service", "base-url", "api-key", "fixtures", "level", "report", "timeout", "max-time", "max-answer-bytes", "generate", "seed", "junit",
+  "known-differences", "fail-on", "webhook-secret", "webhook-receiver", "webhook-url", "webhook-deadline",
+];
+
 /** Runs the command line and resolves to its exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   if (argv[0] === "init") return init(argv.slice(1), io);
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        service: { type: "string" },
-        "base-url": { type: "string" },
-        "api-key": { type: "string" },
-        fixtures: { type: "string" },
-        level: { type: "string" },
-        report: { type: "string" },
-        timeout: { type: "string" },
-        "max-time": { type: "string" },
-        "max-answer-bytes": { type: "string" },
-        generate: { type: "string" },
-        seed: { type: "string" },
-        junit: { type: "string" },
-        "known-differences": { type: "string" },
-        "fail-on": { type: "string" },
-        "webhook-secret": { type: "string" },
-        "webhook-receiver": { type: "string" },
-        "webhook-url": { type: "string" },
-        "webhook-deadline": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    io.err(`contract-test: ${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(USAGE);
-    return 0;
-  }
+  const flags = Object.fromEntries(FLAGS.map((flag) => [flag, { type: "string" as const }]));
+  const values = readFlags(argv, flags, "contract-test", USAGE, io);
+  if (typeof values === "number") return values;
   const pick = (flag: string, variable: string): string | undefined => (values[flag] as string | undefined) ?? (io.env[variable] || undefined);
   const service = pick("service", "CONTRACT_SERVICE");
   const baseUrl = pick("base-url", "CONTRACT_BASE_URL");
@@ -136,29 +107,16 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
 
   const apiKey = pick("api-key", "CONTRACT_API_KEY");
   try {
-    const generate = parseLimit("--generate", pick("generate", "CONTRACT_GENERATE"));
-    const failOn = parseFailOn("--fail-on", pick("fail-on", "CONTRACT_FAIL_ON"));
-    const knownDifferences = pick("known-differences", "CONTRACT_KNOWN_DIFFERENCES");
-    const seed = parseSeed(pick("seed", "CONTRACT_SEED")) ?? (generate === undefined ? undefined : randomSeed());
-    if (generate !== undefined) io.out(`seed ${seed} (--seed ${seed} repeats this run's generated requests)`);
+    const settings = readSettings({ value: pick, named: (flag) => `--${flag}` });
+    const seed = settings.seed ?? (settings.generate === undefined ? undefined : randomSeed());
+    if (settings.generate !== undefined) io.out(`seed ${seed} (--seed ${seed} repeats this run's generated requests)`);
     let progressShown = false;
     const report = await runContractTests({
+      ...settings,
       service: service as Service,
       baseUrl: baseUrl!,
-      apiKey,
-      fixtures: pick("fixtures", "CONTRACT_FIXTURES"),
       level: level as Level,
-      timeoutMs: parseLimit("--timeout", pick("timeout", "CONTRACT_TIMEOUT")),
-      maxTimeMs: parseLimit("--max-time", pick("max-time", "CONTRACT_MAX_TIME")),
-      maxAnswerBytes: parseLimit("--max-answer-bytes", pick("max-answer-bytes", "CONTRACT_MAX_ANSWER_BYTES")),
-      generate,
       seed,
-      failOn,
-      webhookSecret: pick("webhook-secret", "CONTRACT_WEBHOOK_SECRET"),
-      webhookReceiver: pick("webhook-receiver", "CONTRACT_WEBHOOK_RECEIVER"),
-      webhookUrl: pick("webhook-url", "CONTRACT_WEBHOOK_URL"),
-      webhookDeadlineMs: parseLimit("--webhook-deadline", pick("webhook-deadline", "CONTRACT_WEBHOOK_DEADLINE")),
-      ...(knownDifferences ? { knownDifferences: loadKnownDifferences(knownDifferences) } : {}),
       onResult: (result) => {
         if (progressShown) io.progress?.("");
         progressShown = false;

@@ -67,17 +67,14 @@ export class AnswerTally {
   }
 }
 
-/** What the root of the base URL serves, when it is a web page: its title, or "" for an untitled one. */
-type PageTitle = (url: string) => Promise<string | undefined>;
-
 interface Diagnosis {
   service: string;
   /** The base URL the requests went to (credentials removed). */
   baseUrl: URL;
   /** The exchanges made through the client during the run. */
   tally: AnswerTally;
-  /** Looks up the root page's title (one request), only when the answers are not JSON. */
-  pageTitle: PageTitle;
+  /** The title of the web page the root of the base URL serves ("" for an untitled one; one request), asked only when the answers are not JSON. */
+  pageTitle: (url: string) => Promise<string | undefined>;
 }
 
 /**

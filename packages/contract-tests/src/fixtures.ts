@@ -15,10 +15,15 @@ export class UsageError extends Error {
  * placeholder `contract-test init` wrote.
  */
 export function checkFixtures(value: unknown, source = "fixtures"): Fixtures {
+  return asUsageError(FixturesFormatError, () => parseFixtures(value, source));
+}
+
+/** What `read` returns; contract-core's error for a file format it refuses becomes the kit's UsageError (exit 2). */
+export function asUsageError<T>(formatError: new (message: string) => Error, read: () => T): T {
   try {
-    return parseFixtures(value, source);
+    return read();
   } catch (error) {
-    throw error instanceof FixturesFormatError ? new UsageError(error.message) : error;
+    throw error instanceof formatError ? new UsageError(error.message) : error;
   }
 }
 

@@ -118,13 +118,12 @@ export interface ObservedExchange {
   keyed: boolean;
 }
 
-/** A request body as coverage counts it: its JSON value, or nothing when it is not JSON. */
-function parsedBody(text: string | undefined): unknown {
-  if (!text) return undefined;
+/** The JSON value of a text, or `otherwise` when it is not JSON. */
+function parseJson(text: string, otherwise: unknown): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    return otherwise;
   }
 }
 
@@ -190,7 +189,8 @@ export class Caller {
       const url = new URL(request.url);
       const headerNames: string[] = [];
       headers.forEach((_value, name) => headerNames.push(name));
-      sent = { query: [...url.searchParams.keys()], headers: headerNames, body: parsedBody(sentBody) };
+      const sentJson = sentBody === undefined ? undefined : parseJson(sentBody, undefined);
+      sent = { query: [...url.searchParams.keys()], headers: headerNames, body: sentJson };
       const path = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || "/" : url.pathname;
       recorded = {
         method: request.method,
@@ -221,14 +221,7 @@ export class Caller {
     if (!recorded) throw new Error(`${operationId}: the client sent no request`);
     const verdict = this.options.contract.judge(recorded);
     this.options.observe?.({ exchange: recorded, verdict, sent, keyed: auth === "valid" });
-    let body: unknown = verdict.body;
-    if (body === undefined) {
-      try {
-        body = JSON.parse(recorded.bodyText);
-      } catch {
-        body = recorded.bodyText;
-      }
-    }
+    const body = verdict.body === undefined ? parseJson(recorded.bodyText, recorded.bodyText) : verdict.body;
     // Judged as received; what checks may quote is shown with the key hidden.
     const shown: Exchange = { ...recorded, bodyText: this.redact(recorded.bodyText), contentType: recorded.contentType === null ? null : this.redact(recorded.contentType) };
     return { exchange: shown, verdict: { ...verdict, reason: this.redact(verdict.reason) }, body };

@@ -3,8 +3,8 @@
 // must be, in the schema's own words (JSON has no comments: a member the format allows and the
 // kit ignores carries them).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { counted, fixturesSchema, type ApiName } from "@api-contracts/contract-core";
-import { parseArgs } from "node:util";
+import { counted, fixturesSchema, isObject, type ApiName, type JsonObject } from "@api-contracts/contract-core";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
 import { SERVICES, type Service } from "./checks/registry.js";
 
@@ -21,6 +21,24 @@ export interface CommandIo {
   out: (line: string) => void;
   err: (line: string) => void;
   env: Record<string, string | undefined>;
+}
+
+type Flags = NonNullable<ParseArgsConfig["options"]>;
+/** The values of a command's flags (none takes several values). */
+type FlagValues = Record<string, string | boolean | undefined>;
+
+/** A command's flags (`--help`/`-h` added), or its exit code when it has nothing to run: 2 after a usage error, 0 after --help. */
+export function readFlags(argv: string[], flags: Flags, command: string, usage: string, io: CommandIo): FlagValues | number {
+  try {
+    const options: Flags = { ...flags, help: { type: "boolean", short: "h" } };
+    const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options });
+    if (!values.help) return values as FlagValues;
+    io.out(usage);
+    return 0;
+  } catch (error) {
+    io.err(`${command}: ${(error as Error).message}\n${usage}`);
+    return 2;
+  }
 }
 
 interface PropertySchema {
@@ -61,11 +79,8 @@ export function fixturesTemplate(service: ApiName): Record<string, unknown> {
   };
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** An existing fixtures file with the section of `service` added beside what it holds, or why it cannot be. */
-function withSection(text: string, service: ApiName): Json | string {
+function withSection(text: string, service: ApiName): JsonObject | string {
   let existing: unknown;
   try {
     existing = JSON.parse(text);
@@ -75,38 +90,25 @@ function withSection(text: string, service: ApiName): Json | string {
   if (!isObject(existing)) return "exists and is not a JSON object";
   if (existing[service] !== undefined) return `already has an "${service}" section`;
   const template = fixturesTemplate(service);
-  const merged: Json = { ...existing, [service]: template[service] };
+  const merged: JsonObject = { ...existing, [service]: template[service] };
   for (const member of ["descriptions", "api_keys"]) {
     const present = isObject(existing[member]) ? existing[member] : {};
-    merged[member] = { ...(template[member] as Json), ...present };
+    merged[member] = { ...(template[member] as JsonObject), ...present };
   }
   return merged;
 }
 
 /** Runs `contract-test init` and resolves to its exit code. */
 export async function init(argv: string[], io: CommandIo): Promise<number> {
-  let values: { service?: string; out?: string; force?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { service: { type: "string" }, out: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    io.err(`contract-test init: ${(error as Error).message}\n${INIT_USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(INIT_USAGE);
-    return 0;
-  }
-  const service = values.service ?? io.env.CONTRACT_SERVICE;
+  const flags = { service: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } } as const;
+  const values = readFlags(argv, flags, "contract-test init", INIT_USAGE, io);
+  if (typeof values === "number") return values;
+  const service = (values.service as string | undefined) ?? io.env.CONTRACT_SERVICE;
   if (!service || !SERVICES.includes(service as Service)) {
     io.err(`contract-test init: --service must be one of ${SERVICES.join(", ")}${service ? ` (got "${service}")` : ""}\n${INIT_USAGE}`);
     return 2;
   }
-  const out = values.out ?? "fixtures.json";
+  const out = (values.out as string | undefined) ?? "fixtures.json";
   const adding = existsSync(out) && !values.force;
   const written = adding ? withSection(readFileSync(out, "utf8"), service) : fixturesTemplate(service);
   if (typeof written === "string") {
@@ -114,8 +116,8 @@ export async function init(argv: string[], io: CommandIo): Promise<number> {
     return 2;
   }
   writeFileSync(out, `${JSON.stringify(written, null, 2)}\n`);
-  const ids = Object.values(written[service] as Json).filter((value) => typeof value === "string" && PLACEHOLDER.test(value)).length;
-  const key = PLACEHOLDER.test(String((written.api_keys as Json)[service])) ? ` and the API key (api_keys.${service})` : "";
+  const ids = Object.values(written[service] as JsonObject).filter((value) => typeof value === "string" && PLACEHOLDER.test(value)).length;
+  const key = PLACEHOLDER.test(String((written.api_keys as JsonObject)[service])) ? ` and the API key (api_keys.${service})` : "";
   const done = adding ? `added the "${service}" section to ${out}` : `wrote ${out}`;
   io.out(`${done}: ${counted(ids, "id")}${key} to fill in, then run contract-test --service ${service} --base-url <URL> --level behavior --fixtures ${out}`);
   return 0;

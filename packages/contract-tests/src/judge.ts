@@ -20,10 +20,8 @@ export interface Verdict {
   body?: unknown;
 }
 
-/** Loads the bundled description of one API from `@api-contracts/spec`. */
-export function loadBundledSpec(service: ApiName): JsonObject {
-  return loadBundle(service);
-}
+/** Loads the bundled description of one API from `@api-contracts/spec` (contract-core's `loadBundle`). */
+export const loadBundledSpec: (service: ApiName) => JsonObject = loadBundle;
 
 const contracts = new Map<ApiName, Contract>();
 

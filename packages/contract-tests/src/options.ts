@@ -71,36 +71,48 @@ export function parseLimit(name: string, value: number | string | undefined): nu
   return number;
 }
 
+/** How the settings are read: the value of a flag or of its CONTRACT_* variable, and how a bad one is named. */
+export interface SettingReader {
+  value: (flag: string, variable: string) => string | undefined;
+  named: (flag: string, variable: string) => string;
+}
+
 /**
- * Options from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY, CONTRACT_FIXTURES,
- * CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME, CONTRACT_MAX_ANSWER_BYTES,
- * CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON, CONTRACT_KNOWN_DIFFERENCES,
- * CONTRACT_WEBHOOK_SECRET, CONTRACT_WEBHOOK_RECEIVER, CONTRACT_WEBHOOK_URL and
- * CONTRACT_WEBHOOK_DEADLINE, for runs configured by the environment (e.g. inside vitest).
+ * The options other than the service and the base URL, from the flags of the command line or the
+ * CONTRACT_* variables: one list for both, so that each variable matches its flag.
+ */
+export function readSettings({ value, named }: SettingReader): Omit<ContractTestOptions, "service" | "baseUrl"> {
+  const limit = (flag: string, variable: string) => parseLimit(named(flag, variable), value(flag, variable));
+  const knownDifferences = value("known-differences", "CONTRACT_KNOWN_DIFFERENCES");
+  return {
+    apiKey: value("api-key", "CONTRACT_API_KEY"),
+    fixtures: value("fixtures", "CONTRACT_FIXTURES"),
+    level: value("level", "CONTRACT_LEVEL") as Level | undefined,
+    timeoutMs: limit("timeout", "CONTRACT_TIMEOUT"),
+    maxTimeMs: limit("max-time", "CONTRACT_MAX_TIME"),
+    maxAnswerBytes: limit("max-answer-bytes", "CONTRACT_MAX_ANSWER_BYTES"),
+    generate: limit("generate", "CONTRACT_GENERATE"),
+    seed: parseSeed(value("seed", "CONTRACT_SEED")),
+    failOn: parseFailOn(named("fail-on", "CONTRACT_FAIL_ON"), value("fail-on", "CONTRACT_FAIL_ON")),
+    webhookSecret: value("webhook-secret", "CONTRACT_WEBHOOK_SECRET"),
+    webhookReceiver: value("webhook-receiver", "CONTRACT_WEBHOOK_RECEIVER"),
+    webhookUrl: value("webhook-url", "CONTRACT_WEBHOOK_URL"),
+    webhookDeadlineMs: limit("webhook-deadline", "CONTRACT_WEBHOOK_DEADLINE"),
+    ...(knownDifferences ? { knownDifferences: loadKnownDifferences(knownDifferences) } : {}),
+  };
+}
+
+/**
+ * Options from CONTRACT_SERVICE, CONTRACT_BASE_URL and the variables of `readSettings`
+ * (CONTRACT_API_KEY, CONTRACT_FIXTURES, CONTRACT_LEVEL, CONTRACT_TIMEOUT, ...), for runs
+ * configured by the environment (e.g. inside vitest).
  */
 export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ContractTestOptions {
-  const value = (name: string) => env[name] || undefined;
-  const service = value("CONTRACT_SERVICE");
-  const baseUrl = value("CONTRACT_BASE_URL");
+  const service = env.CONTRACT_SERVICE || undefined;
+  const baseUrl = env.CONTRACT_BASE_URL || undefined;
   if (!service || !baseUrl) throw new UsageError("CONTRACT_SERVICE and CONTRACT_BASE_URL must be set");
-  return {
-    service: service as Service,
-    baseUrl,
-    apiKey: value("CONTRACT_API_KEY"),
-    fixtures: value("CONTRACT_FIXTURES"),
-    level: value("CONTRACT_LEVEL") as Level | undefined,
-    timeoutMs: parseLimit("CONTRACT_TIMEOUT", value("CONTRACT_TIMEOUT")),
-    maxTimeMs: parseLimit("CONTRACT_MAX_TIME", value("CONTRACT_MAX_TIME")),
-    maxAnswerBytes: parseLimit("CONTRACT_MAX_ANSWER_BYTES", value("CONTRACT_MAX_ANSWER_BYTES")),
-    generate: parseLimit("CONTRACT_GENERATE", value("CONTRACT_GENERATE")),
-    seed: parseSeed(value("CONTRACT_SEED")),
-    failOn: parseFailOn("CONTRACT_FAIL_ON", value("CONTRACT_FAIL_ON")),
-    webhookSecret: value("CONTRACT_WEBHOOK_SECRET"),
-    webhookReceiver: value("CONTRACT_WEBHOOK_RECEIVER"),
-    webhookUrl: value("CONTRACT_WEBHOOK_URL"),
-    webhookDeadlineMs: parseLimit("CONTRACT_WEBHOOK_DEADLINE", value("CONTRACT_WEBHOOK_DEADLINE")),
-    ...(value("CONTRACT_KNOWN_DIFFERENCES") ? { knownDifferences: loadKnownDifferences(value("CONTRACT_KNOWN_DIFFERENCES")!) } : {}),
-  };
+  const settings = readSettings({ value: (_flag, variable) => env[variable] || undefined, named: (_flag, variable) => variable });
+  return { service: service as Service, baseUrl, ...settings };
 }
 
 export interface Resolved {
@@ -139,10 +151,9 @@ export function webhookStageSettings(options: ContractTestOptions, level: Level,
   if (level !== "behavior" && level !== "webhooks") return undefined;
   const deadlineMs = parseLimit("webhookDeadlineMs", options.webhookDeadlineMs) ?? DEFAULT_WEBHOOK_DEADLINE_MS;
   const secret = options.webhookSecret || undefined;
-  let publicUrl: string | undefined;
-  if (options.webhookUrl !== undefined) {
-    if (!URL.canParse(options.webhookUrl) || !/^https?:$/.test(new URL(options.webhookUrl).protocol)) throw new UsageError(`webhook URL must be an http or https URL (got ${JSON.stringify(options.webhookUrl)})`);
-    publicUrl = options.webhookUrl;
+  const publicUrl = options.webhookUrl;
+  if (publicUrl !== undefined && !(URL.canParse(publicUrl) && /^https?:$/.test(new URL(publicUrl).protocol))) {
+    throw new UsageError(`webhook URL must be an http or https URL (got ${JSON.stringify(publicUrl)})`);
   }
   let listen: { host: string; port: number } | undefined;
   if (options.webhookReceiver !== undefined) listen = parseHostPort("webhook receiver", options.webhookReceiver);

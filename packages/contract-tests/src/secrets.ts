@@ -9,8 +9,8 @@ export function maskUrl(baseUrl: string): string {
   } catch {
     return baseUrl.replace(/\/\/[^/@]*@/, "//***@");
   }
-  if (!url.username && !url.password) return baseUrl;
   if (url.password) url.password = "***";
   else if (url.username) url.username = "***";
+  else return baseUrl;
   return url.href;
 }

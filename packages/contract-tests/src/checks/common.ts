@@ -1,6 +1,6 @@
-import { escapePointer } from "@api-contracts/contract-core";
 import type { CallOptions } from "../http.js";
 import type { Contract } from "../judge.js";
+import { viewOf, type SchemaView } from "../generate/schema-view.js";
 import { expectAnswer, fail, requireAnswer, type Check, type CheckContext, type Level } from "./types.js";
 
 type Options = (ctx: CheckContext) => CallOptions | Promise<CallOptions>;
@@ -14,19 +14,16 @@ export function preferStatus(status: number): Record<string, string> {
   return { Prefer: `code=${status}` };
 }
 
-export function successCheck(operation: string, what: string, options: Options, name = "success"): Check {
-  return {
-    operation,
-    name,
-    level: "schema",
-    what,
-    async run(ctx) {
-      return expectAnswer(await ctx.caller.call(operation, await options(ctx)), "2xx");
-    },
-  };
+/** A check written out by hand: its `run` decides the outcome. */
+export function handCheck(operation: string, name: string, level: Level, what: string, run: Check["run"]): Check {
+  return { operation, name, level, what, run };
 }
 
-export function statusCheck(operation: string, name: string, level: Level, status: number, what: string, options: Options): Check {
+export function successCheck(operation: string, what: string, options: Options, name = "success"): Check {
+  return statusCheck(operation, name, "schema", "2xx", what, options);
+}
+
+export function statusCheck(operation: string, name: string, level: Level, status: number | "2xx", what: string, options: Options): Check {
   return {
     operation,
     name,
@@ -86,33 +83,8 @@ const WRONG_VALUE_FOR_TYPE: Record<string, unknown> = {
   array: "not-an-array",
 };
 
-type SchemaNode = Record<string, unknown>;
-
-/** Top-level members of a request schema, including those declared in `allOf` branches. */
-function collectMembers(contract: Contract, pointer: string): { properties: Map<string, SchemaNode>; required: string[]; closed: boolean } {
-  const properties = new Map<string, SchemaNode>();
-  const required: string[] = [];
-  const root = contract.schemaAt(pointer);
-  const closed = root.additionalProperties === false || root.unevaluatedProperties === false;
-  const visit = (schema: SchemaNode, at: string) => {
-    const props = schema.properties as Record<string, unknown> | undefined;
-    for (const key of Object.keys(props ?? {})) {
-      if (!properties.has(key)) properties.set(key, contract.schemaAt(`${at}/properties/${escapePointer(key)}`));
-    }
-    for (const key of (schema.required as string[] | undefined) ?? []) if (!required.includes(key)) required.push(key);
-    const allOf = schema.allOf as unknown[] | undefined;
-    allOf?.forEach((_, i) => visit(contract.schemaAt(`${at}/allOf/${i}`), `${at}/allOf/${i}`));
-  };
-  visit(root, pointer);
-  return { properties, required, closed };
-}
-
-function firstType(schema: SchemaNode): string | undefined {
-  const type = schema.type;
-  if (typeof type === "string") return type;
-  if (Array.isArray(type)) return type.find((t): t is string => typeof t === "string" && t !== "null");
-  return undefined;
-}
+/** The first JSON type a member's schema allows other than null: the one a wrong value replaces. */
+const firstType = (member: SchemaView) => member.types?.find((type) => type !== "null");
 
 /**
  * Derives invalid bodies from the request schema: each required member dropped, one member of
@@ -123,7 +95,9 @@ function firstType(schema: SchemaNode): string | undefined {
 export function invalidBodyChecks(contract: Contract, operation: string, validBody: (ctx: CheckContext | undefined) => Body, unknownMember: string): Check[] {
   const request = contract.requestBodySchema(operation);
   if (!request) return [];
-  const { properties, required, closed } = collectMembers(contract, request);
+  // Top-level members, those declared in `allOf` branches included.
+  const { properties, required, closed } = viewOf(contract.doc, [request]);
+  const member = (key: string) => viewOf(contract.doc, properties.get(key) ?? []);
   const mutations: Mutation[] = [];
   for (const key of required) {
     mutations.push({
@@ -132,25 +106,21 @@ export function invalidBodyChecks(contract: Contract, operation: string, validBo
       apply: ({ [key]: _dropped, ...rest }) => rest,
     });
   }
-  const typed = [...required, ...properties.keys()].find((key) => {
-    const type = firstType(properties.get(key) ?? {});
-    return type !== undefined && type in WRONG_VALUE_FOR_TYPE;
-  });
+  const typed = [...required, ...properties.keys()].find((key) => (firstType(member(key)) ?? "") in WRONG_VALUE_FOR_TYPE);
   if (typed) {
-    const wrong = WRONG_VALUE_FOR_TYPE[firstType(properties.get(typed)!)!];
+    const wrong = WRONG_VALUE_FOR_TYPE[firstType(member(typed))!];
     mutations.push({
       name: `wrong-type-${typed}`,
       what: `${typed} of the wrong type gives 400 with the documented body`,
       apply: (body) => ({ ...body, [typed]: wrong }),
     });
   }
-  const enumerated = [...properties.entries()].find(([, schema]) => Array.isArray(schema.enum) && schema.enum.some((v) => typeof v === "string"));
+  const enumerated = [...properties.keys()].find((name) => member(name).enum?.some((value) => typeof value === "string"));
   if (enumerated) {
-    const [key] = enumerated;
     mutations.push({
-      name: `bad-enum-${key}`,
-      what: `${key} outside its enum gives 400 with the documented body`,
-      apply: (body) => ({ ...body, [key]: "not-a-documented-value" }),
+      name: `bad-enum-${enumerated}`,
+      what: `${enumerated} outside its enum gives 400 with the documented body`,
+      apply: (body) => ({ ...body, [enumerated]: "not-a-documented-value" }),
     });
   }
   if (closed) {

@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
+import { isObject } from "@api-contracts/contract-core";
 import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import type { Contract } from "../judge.js";
 import type { EntitlementsFixtures } from "../fixtures.js";
 import {
   authChecks,
   badParameterCheck,
+  handCheck,
   invalidBodyChecks,
   malformedJsonCheck,
   unknownIdCheck,
   successCheck,
 } from "./common.js";
-import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type KitApi, type Outcome } from "./types.js";
+import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type KitApi } from "./types.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
 const PLACEHOLDER: EntitlementsFixtures = {
@@ -32,15 +34,10 @@ async function check(ctx: CheckContext, body: Body, step: string): Promise<Body>
   return requireAnswer(await ctx.caller.call("checkAccess", { body: { customer_id: entitlementsIds(ctx).customer_id, ...body } }), 200, step);
 }
 
-function balanceOf(body: Body): Body | undefined {
-  const balance = body.balance;
-  return typeof balance === "object" && balance !== null ? (balance as Body) : undefined;
-}
-
 /** The remaining balance of the metered feature, read from a check of 1 unit. */
 async function remaining(ctx: CheckContext, step: string): Promise<number> {
   const body = await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, required_balance: 1 }, step);
-  const value = balanceOf(body)?.remaining;
+  const value = isObject(body.balance) ? body.balance.remaining : undefined;
   if (typeof value !== "number") throw new CheckFailure(`${step}: the metered feature has no numeric balance.remaining`);
   if (value < 10) throw new CheckFailure(`${step}: the metered feature has ${value} left; behaviour checks need at least 10 (refill the fixture customer)`);
   return value;
@@ -50,9 +47,7 @@ function expectAllowed(body: Body, expected: boolean, step: string): void {
   if (body.allowed !== expected) throw new CheckFailure(`${step}: expected allowed ${expected}, got ${JSON.stringify(body.allowed)}`);
 }
 
-function behavior(operation: string, name: string, what: string, run: (ctx: CheckContext) => Promise<Outcome>): Check {
-  return { operation, name, level: "behavior", what, run };
-}
+const behavior = (operation: string, name: string, what: string, run: Check["run"]) => handCheck(operation, name, "behavior", what, run);
 
 const CHECK_OPERATIONS = ["checkAccess", "checkAccessLegacy"] as const;
 const TRACK_OPERATIONS = ["trackUsage", "trackUsageLegacy"] as const;
@@ -90,17 +85,11 @@ function entitlementsChecks(contract: Contract): Check[] {
   if (known.has("finalizeLock")) {
     const valid = (): Body => ({ lock_id: `lock_${randomUUID()}`, action: "release" });
     checks.push(
-      {
-        operation: "finalizeLock",
-        name: "success",
-        level: "schema",
-        what: "releasing a lock placed by a check answers as documented",
-        async run(ctx) {
-          const lockId = `lock_${randomUUID()}`;
-          await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
-          return expectAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), "2xx");
-        },
-      },
+      handCheck("finalizeLock", "success", "schema", "releasing a lock placed by a check answers as documented", async (ctx) => {
+        const lockId = `lock_${randomUUID()}`;
+        await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
+        return expectAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), "2xx");
+      }),
       ...authChecks("finalizeLock", () => ({ body: valid() })),
       ...invalidBodyChecks(contract, "finalizeLock", valid, "unknown_member"),
       malformedJsonCheck("finalizeLock"),

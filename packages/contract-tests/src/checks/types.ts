@@ -93,21 +93,10 @@ export interface KitApi {
   generation: GenerationProfile;
 }
 
-export function pass(reason: string): Outcome {
-  return { ok: true, reason };
-}
-
-export function fail(reason: string): Outcome {
-  return { ok: false, reason };
-}
-
-export function warn(reason: string): Outcome {
-  return { ok: false, reason, severity: "warning" };
-}
-
-export function skip(reason: string): Outcome {
-  return { ok: false, reason, skipped: true };
-}
+export const pass = (reason: string): Outcome => ({ ok: true, reason });
+export const fail = (reason: string): Outcome => ({ ok: false, reason });
+export const warn = (reason: string): Outcome => ({ ok: false, reason, severity: "warning" });
+export const skip = (reason: string): Outcome => ({ ok: false, reason, skipped: true });
 
 import { CheckFailure } from "./failure.js";
 

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { createWebdataClient } from "@api-contracts/webdata-client";
 import type { Contract } from "../judge.js";
 import type { WebdataFixtures } from "../fixtures.js";
-import { authChecks, badParameterCheck, invalidBodyChecks, malformedJsonCheck, preferStatus, statusCheck, unknownIdCheck, successCheck } from "./common.js";
+import {
+  authChecks, badParameterCheck, handCheck, invalidBodyChecks, malformedJsonCheck, preferStatus, statusCheck, unknownIdCheck, successCheck,
+} from "./common.js";
 import { fail, pass, requireAnswer, type Check, type CheckContext, type KitApi } from "./types.js";
 import { webhookChecks } from "../webhooks/stage.js";
 
@@ -60,19 +62,13 @@ function webdataChecks(contract: Contract): Check[] {
 
   if (has("cancelCrawl")) {
     checks.push(
-      {
-        operation: "cancelCrawl",
-        name: "success",
-        level: "schema",
-        what: "cancelling a crawl that was just started answers as documented",
-        async run(ctx) {
-          const id = await startCrawl(ctx, "starting the crawl to cancel");
-          const result = await ctx.caller.call("cancelCrawl", { path: { id } });
-          const body = requireAnswer(result, 200, "cancel");
-          if (ctx.level === "behavior" && body.status !== "cancelled") return fail(`expected { status: "cancelled" }, got ${JSON.stringify(body)}`);
-          return pass(result.verdict.reason);
-        },
-      },
+      handCheck("cancelCrawl", "success", "schema", "cancelling a crawl that was just started answers as documented", async (ctx) => {
+        const id = await startCrawl(ctx, "starting the crawl to cancel");
+        const result = await ctx.caller.call("cancelCrawl", { path: { id } });
+        const body = requireAnswer(result, 200, "cancel");
+        if (ctx.level === "behavior" && body.status !== "cancelled") return fail(`expected { status: "cancelled" }, got ${JSON.stringify(body)}`);
+        return pass(result.verdict.reason);
+      }),
       ...authChecks("cancelCrawl", () => ({ path: { id: randomUUID() } })),
       ...wrongFormatIdCheck(contract, "cancelCrawl", "id"),
       unknownIdCheck("cancelCrawl", "unknown-id", "cancelling a crawl id the server does not know", () => ({ path: { id: randomUUID() } }), { member: "error", value: CRAWL_NOT_FOUND }),
@@ -88,19 +84,15 @@ function webdataChecks(contract: Contract): Check[] {
     );
   }
   if (has("listInteractSessions")) {
-    checks.push({
-      operation: "listInteractSessions",
-      name: "status-filter-active",
-      level: "behavior",
-      what: "status=active returns only active sessions",
-      async run(ctx) {
+    checks.push(
+      handCheck("listInteractSessions", "status-filter-active", "behavior", "status=active returns only active sessions", async (ctx) => {
         const body = requireAnswer(await ctx.caller.call("listInteractSessions", { query: { status: "active" } }), 200, "list with status=active");
         const sessions = Array.isArray(body.sessions) ? (body.sessions as Body[]) : [];
         const other = sessions.filter((session) => session.status !== "active");
         if (other.length) return fail(`status=active returned ${other.length} session(s) with status ${JSON.stringify(other[0]?.status)}`);
         return pass(`${sessions.length} session(s), all active`);
-      },
-    });
+      }),
+    );
   }
 
   if (has("getMonitor")) {

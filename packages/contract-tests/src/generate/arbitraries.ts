@@ -31,11 +31,9 @@ function isValid(ctx: GeneratorContext, pointers: string[], value: unknown): boo
 }
 
 function integerArbitrary(view: SchemaView): fc.Arbitrary<number> {
-  let min = Math.max(view.minimum ?? -(2 ** 31), view.exclusiveMinimum === undefined ? -Infinity : Math.floor(view.exclusiveMinimum) + 1);
-  let max = Math.min(view.maximum ?? 2 ** 31, view.exclusiveMaximum === undefined ? Infinity : Math.ceil(view.exclusiveMaximum) - 1);
-  min = Math.ceil(min);
-  max = Math.floor(max);
-  return fc.integer({ min, max });
+  const min = Math.max(view.minimum ?? -(2 ** 31), view.exclusiveMinimum === undefined ? -Infinity : Math.floor(view.exclusiveMinimum) + 1);
+  const max = Math.min(view.maximum ?? 2 ** 31, view.exclusiveMaximum === undefined ? Infinity : Math.ceil(view.exclusiveMaximum) - 1);
+  return fc.integer({ min: Math.ceil(min), max: Math.floor(max) });
 }
 
 function numberArbitrary(view: SchemaView): fc.Arbitrary<number> {
@@ -95,7 +93,7 @@ function formatArbitrary(format: string): fc.Arbitrary<string> | undefined {
   }
 }
 
-function stringArbitrary(view: SchemaView, ctx: GeneratorContext, plain: boolean): fc.Arbitrary<string> {
+function stringArbitrary(view: SchemaView, ctx: GeneratorContext): fc.Arbitrary<string> {
   const minLength = view.minLength ?? 0;
   const maxLength = Math.max(minLength, view.maxLength ?? Math.max(STRING_CAP, minLength));
   const byFormat = view.format ? formatArbitrary(view.format) : undefined;
@@ -105,9 +103,11 @@ function stringArbitrary(view: SchemaView, ctx: GeneratorContext, plain: boolean
   else {
     const sized = (size: fc.SizeForArbitrary, unit: "grapheme-ascii" | "grapheme") => fc.string({ minLength, maxLength, size, unit });
     // Short ASCII most of the time; long ones and any Unicode text now and then.
-    arbitrary = plain
-      ? fc.oneof({ weight: 4, arbitrary: sized("small", "grapheme-ascii") }, { weight: 1, arbitrary: sized("large", "grapheme-ascii") })
-      : fc.oneof({ weight: 4, arbitrary: sized("small", "grapheme-ascii") }, { weight: 1, arbitrary: sized("large", "grapheme-ascii") }, { weight: 1, arbitrary: sized("medium", "grapheme") });
+    arbitrary = fc.oneof(
+      { weight: 4, arbitrary: sized("small", "grapheme-ascii") },
+      { weight: 1, arbitrary: sized("large", "grapheme-ascii") },
+      { weight: 1, arbitrary: sized("medium", "grapheme") },
+    );
   }
   if (byFormat || view.patterns.length > 0) {
     const patterns = view.patterns.map((p) => new RegExp(p, "u"));
@@ -221,7 +221,7 @@ function typedArbitrary(type: string, view: SchemaView, ctx: GeneratorContext, d
     case "number":
       return numberArbitrary(view);
     case "string": {
-      const made = stringArbitrary(view, ctx, false);
+      const made = stringArbitrary(view, ctx);
       const known = name === undefined ? undefined : ctx.hints(name);
       // A share of the requests names things the target has, so that success paths are reached.
       return known && known.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: made }) : made;

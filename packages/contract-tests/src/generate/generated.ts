@@ -189,15 +189,8 @@ async function runProperty(
   options: GenerationOptions,
   link?: Link,
 ): Promise<Outcome> {
-  const gen: GeneratorContext = {
-    document: ctx.contract.doc,
-    validators,
-    now: Date.now,
-    hints: (() => {
-      const hints = profile.hints(ctx.fixtures);
-      return (name: string) => hints[name];
-    })(),
-  };
+  const hints = profile.hints(ctx.fixtures);
+  const gen: GeneratorContext = { document: ctx.contract.doc, validators, now: Date.now, hints: (name) => hints[name] };
   const seed = seedFor(options.seed, operation.operationId, check);
   const valid = (request: GeneratedRequest, op = operation) => requestProblems(gen, op, request).length === 0;
   let halted: unknown;

@@ -1,6 +1,7 @@
 import { acceptsUrl, pathRegexProblem, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
 import { viewOf, withBranch, jsonType, type SchemaView } from "./schema-view.js";
 import { wireString, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
+import { DROP, replaceAt, type Path } from "./reduce.js";
 
 /** One constraint broken on purpose: where, which kind, and the request that breaks it. */
 export interface Mutation {
@@ -11,27 +12,9 @@ export interface Mutation {
   request: GeneratedRequest;
 }
 
-type Path = Array<string | number>;
-
 /** A value of another JSON type than the ones allowed, keyed by the allowed type it replaces. */
 const OTHER_TYPE: Record<string, unknown> = { string: 12345, number: "12345", integer: 1.5, boolean: "true", object: "an-object", array: { an: "array" }, null: "null" };
 const UNKNOWN_MEMBER = "contractTestUnknownMember";
-
-function setAt(root: unknown, path: Path, value: unknown): unknown {
-  if (path.length === 0) return value;
-  const [head, ...rest] = path;
-  const copy = (Array.isArray(root) ? [...(root as unknown[])] : { ...(root as Record<string, unknown>) }) as Record<string | number, unknown>;
-  copy[head!] = setAt(copy[head!], rest, value);
-  return copy;
-}
-
-function removeAt(root: unknown, path: Path): unknown {
-  const parent = path.slice(0, -1);
-  const key = path.at(-1)!;
-  const at = parent.reduce<unknown>((node, k) => (node as Record<string | number, unknown>)[k], root);
-  const { [key]: _dropped, ...rest } = at as Record<string | number, unknown>;
-  return setAt(root, parent, rest);
-}
 
 /** The values that break one keyword of a view, each with its kind. */
 function brokenValues(view: SchemaView, value: unknown, wire: boolean): Array<{ kind: string; value: unknown }> {
@@ -178,7 +161,7 @@ export function mutationsOf(ctx: GeneratorContext, operation: WalkedOperation, r
     const sites: Array<{ path: Path; kind: string; value?: unknown; remove?: boolean }> = [];
     bodyMutations(ctx, viewOf(ctx.document, [media.schema!]), request.body, [], now, sites);
     for (const site of sites) {
-      const body = site.remove ? removeAt(request.body, site.path) : setAt(request.body, site.path, site.value);
+      const body = replaceAt(request.body, site.path, site.remove ? DROP : site.value);
       found.push({ where: `body /${site.path.join("/")}`, kind: site.kind, request: { ...request, body } });
     }
   }

@@ -1,6 +1,7 @@
 import type { GeneratedRequest } from "./arbitraries.js";
 
-type Path = Array<string | number>;
+/** Where a value sits in a request body: member names and item indexes. */
+export type Path = Array<string | number>;
 
 function size(request: GeneratedRequest): number {
   return JSON.stringify(request).length;
@@ -12,7 +13,8 @@ function* leaves(value: unknown, path: Path = []): Generator<{ path: Path; value
   else if (typeof value === "object" && value !== null) for (const [key, member] of Object.entries(value)) yield* leaves(member, [...path, key]);
 }
 
-function replaceAt(root: unknown, path: Path, value: unknown | typeof DROP): unknown {
+/** A copy of `root` with the value at `path` replaced, or removed when it is DROP. */
+export function replaceAt(root: unknown, path: Path, value: unknown | typeof DROP): unknown {
   if (path.length === 0) return value;
   const [head, ...rest] = path;
   if (Array.isArray(root)) {
@@ -27,7 +29,7 @@ function replaceAt(root: unknown, path: Path, value: unknown | typeof DROP): unk
   return copy;
 }
 
-const DROP = Symbol("drop");
+export const DROP = Symbol("drop");
 
 /** Smaller variants of one value: gone, shortened, simplified. */
 function simpler(value: unknown): Array<unknown | typeof DROP> {
@@ -40,7 +42,7 @@ function simpler(value: unknown): Array<unknown | typeof DROP> {
 }
 
 /** Every request one step simpler than this one: a parameter or member dropped, a value shortened or simplified. */
-export function* simplerRequests(request: GeneratedRequest): Generator<GeneratedRequest> {
+function* simplerRequests(request: GeneratedRequest): Generator<GeneratedRequest> {
   for (const part of ["query", "headers"] as const) {
     for (const name of Object.keys(request[part])) {
       const { [name]: _dropped, ...rest } = request[part];

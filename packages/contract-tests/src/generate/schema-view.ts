@@ -1,4 +1,4 @@
-import { isObject, resolvePointer, type JsonObject, type XRule } from "@api-contracts/contract-core";
+import { escapePointer, isObject, resolvePointer, type JsonObject, type XRule } from "@api-contracts/contract-core";
 
 /**
  * What a generator needs to know about one place of a request: the keywords of a schema with its
@@ -21,7 +21,6 @@ export interface SchemaView {
   maximum?: number;
   exclusiveMinimum?: number;
   exclusiveMaximum?: number;
-  multipleOf?: number;
   minItems?: number;
   maxItems?: number;
   /** Pointers of the item schemas. */
@@ -38,25 +37,10 @@ export interface SchemaView {
   xRules: XRule[];
   /** Keywords the view does not model are present: only the validator can tell a valid value. */
   needsValidation: boolean;
-  /** The schema is `false`: nothing is valid. */
-  impossible: boolean;
 }
 
 function emptyView(): SchemaView {
-  return { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false, impossible: false };
-}
-
-function cloneView(view: SchemaView): SchemaView {
-  return {
-    ...view,
-    pointers: [...view.pointers],
-    patterns: [...view.patterns],
-    items: [...view.items],
-    properties: new Map([...view.properties].map(([key, pointers]) => [key, [...pointers]])),
-    required: new Set(view.required),
-    xRules: [...view.xRules],
-    ...(view.branches ? { branches: [...view.branches] } : {}),
-  };
+  return { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false };
 }
 
 const larger = (a: number | undefined, b: unknown) => (typeof b !== "number" ? a : a === undefined ? b : Math.max(a, b));
@@ -71,7 +55,6 @@ function refTarget(ref: string): string {
 function mergeInto(document: JsonObject, pointer: string, view: SchemaView, depth = 0): SchemaView {
   if (depth > 32) throw new Error(`schema at ${pointer}: $ref or allOf nested more than 32 deep`);
   const node = resolvePointer(document, pointer);
-  if (node === false) view.impossible = true;
   if (!isObject(node)) return view;
   if (typeof node.$ref === "string") mergeInto(document, refTarget(node.$ref), view, depth + 1);
 
@@ -90,7 +73,6 @@ function mergeInto(document: JsonObject, pointer: string, view: SchemaView, dept
   view.maximum = smaller(view.maximum, node.maximum);
   view.exclusiveMinimum = larger(view.exclusiveMinimum, node.exclusiveMinimum);
   view.exclusiveMaximum = smaller(view.exclusiveMaximum, node.exclusiveMaximum);
-  if (typeof node.multipleOf === "number") view.multipleOf = node.multipleOf;
   view.minItems = larger(view.minItems, node.minItems);
   view.maxItems = smaller(view.maxItems, node.maxItems);
   if (node.items !== undefined) view.items.push(`${pointer}/items`);
@@ -98,9 +80,7 @@ function mergeInto(document: JsonObject, pointer: string, view: SchemaView, dept
 
   if (isObject(node.properties)) {
     for (const key of Object.keys(node.properties)) {
-      const list = view.properties.get(key) ?? [];
-      list.push(`${pointer}/properties/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`);
-      view.properties.set(key, list);
+      view.properties.set(key, [...(view.properties.get(key) ?? []), `${pointer}/properties/${escapePointer(key)}`]);
     }
   }
   if (Array.isArray(node.required)) for (const key of node.required) view.required.add(String(key));
@@ -150,7 +130,8 @@ export function viewOf(document: JsonObject, pointers: string[]): SchemaView {
 /** The view with one of its branches merged in (and the branch list consumed). */
 export function withBranch(document: JsonObject, view: SchemaView, branch: string): SchemaView {
   return remembered(document, `${view.pointers.join("\n")}\n+${branch}`, () => {
-    const merged = cloneView(view);
+    // A copy: the view itself is remembered and read by others.
+    const merged = structuredClone(view);
     delete merged.branches;
     mergeInto(document, branch, merged);
     merged.pointers = view.pointers;

@@ -47,15 +47,15 @@ export interface Probe {
   request(op: ProbedOperation, url: URL): Piece[];
 }
 
-/** A complete request left unanswered: a client waits for its own timeout, and the server holds a connection for nothing. */
-const SILENT_ON_COMPLETE: Judgement = {
-  severity: "failure",
-  reason: "the request was complete, yet unanswered: a client waits on it until its own timeout",
-};
-/** A request no conforming client can send, closed without an answer: the client learns nothing, and loses nothing it could have had. */
-const CUT_MALFORMED: Judgement = {
-  severity: "warning",
-  reason: "the connection was closed without an answer; no conforming client sends this request, but a 400 in the API's error shape would tell a broken one why",
+/** How a complete but malformed request's silence and cut are judged. */
+const MALFORMED: Pick<Probe, "whenSilent" | "whenCut"> = {
+  // Left unanswered: a client waits for its own timeout, and the server holds a connection for nothing.
+  whenSilent: { severity: "failure", reason: "the request was complete, yet unanswered: a client waits on it until its own timeout" },
+  // Closed without an answer: the client learns nothing, and loses nothing it could have had.
+  whenCut: {
+    severity: "warning",
+    reason: "the connection was closed without an answer; no conforming client sends this request, but a 400 in the API's error shape would tell a broken one why",
+  },
 };
 
 /** A header section larger than this is refused by every common server (node: 16 KiB, nginx: 8 KiB lines). */
@@ -85,8 +85,7 @@ export const PROBES: readonly Probe[] = [
     sends: "a header value holding a control byte (0x01)",
     refusal: 400,
     mayServe: true,
-    whenSilent: SILENT_ON_COMPLETE,
-    whenCut: CUT_MALFORMED,
+    ...MALFORMED,
     request: (op, url) => wellFormed(op, url, requestLine(op, url), [{ text: "X-Contract-Probe: a\u0001b\r\n" }]),
   },
   {
@@ -95,8 +94,7 @@ export const PROBES: readonly Probe[] = [
     refusal: 400,
     mayServe: false,
     parserStatus: 505,
-    whenSilent: SILENT_ON_COMPLETE,
-    whenCut: CUT_MALFORMED,
+    ...MALFORMED,
     request: (op, url) => wellFormed(op, url, requestLine(op, url, "HTTP/1.1 x")),
   },
   {
@@ -106,8 +104,7 @@ export const PROBES: readonly Probe[] = [
     mayServe: true,
     mustClose: true,
     needsBody: true,
-    whenSilent: SILENT_ON_COMPLETE,
-    whenCut: CUT_MALFORMED,
+    ...MALFORMED,
     request: (op, url) => withBody(op, url, "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n"),
   },
   {
@@ -115,8 +112,7 @@ export const PROBES: readonly Probe[] = [
     sends: `a header section of over 64 KiB (one ${HEADER_OVERFLOW_BYTES}-byte header)`,
     refusal: 400,
     mayServe: true,
-    whenSilent: SILENT_ON_COMPLETE,
-    whenCut: CUT_MALFORMED,
+    ...MALFORMED,
     request: (op, url) => wellFormed(op, url, requestLine(op, url), [{ text: "X-Contract-Probe-Padding: " }, { fill: "a", count: HEADER_OVERFLOW_BYTES }, { text: "\r\n" }]),
   },
   {

@@ -219,28 +219,20 @@ export async function stillAccepts(target: WireTarget): Promise<string | undefin
  */
 export async function stillAnswers(target: WireTarget): Promise<string | undefined> {
   const socket = open(target.url);
-  socket.on("error", () => {});
-  const wait = timeUp(target);
+  let failed: string | undefined;
+  socket.on("error", (error: Error & { code?: string }) => (failed ??= `a plain request then failed (${error.code ?? error.message})`));
   try {
-    const verdict = new Promise<string | undefined>((resolve) => {
-      let seen = "";
-      socket.on("data", (chunk: Buffer) => {
-        seen += chunk.toString("latin1", 0, Math.min(chunk.length, 16));
-        if (seen.length >= 12) resolve(/^HTTP\/1\.[01] \d{3}/.test(seen) ? undefined : "what came back is not HTTP");
-      });
-      socket.on("error", (error: Error & { code?: string }) => resolve(`a plain request then failed (${error.code ?? error.message})`));
-      socket.on("close", () => resolve("a plain request then got no answer: the connection closed"));
-    });
-    socket.write(followUpBytes(target.url));
-    const result = await Promise.race([verdict, wait.expired]);
-    return result === "aborted" ? `a plain request then got nothing within ${target.timeoutMs} ms (--timeout)` : result;
+    const connection = await afterAnswer(socket, target);
+    if (connection === "reusable") return undefined;
+    if (connection === "broken") return "what came back is not HTTP";
+    if (connection === "hanging") return `a plain request then got nothing within ${target.timeoutMs} ms (--timeout)`;
+    return failed ?? "a plain request then got no answer: the connection closed";
   } finally {
-    wait.stop();
     socket.destroy();
   }
 }
 
-/** Whether the server closed the connection after its answer, or still serves it. */
+/** Whether the server closed the connection after its answer (or a fresh one), or still serves it. */
 async function afterAnswer(socket: Socket, target: WireTarget): Promise<Connection> {
   if (socket.destroyed || socket.readableEnded) return "closed";
   const wait = timeUp(target);

@@ -28,7 +28,7 @@ export interface JobRecord {
   waitedMs: number;
 }
 
-export interface JudgeOptions {
+interface JudgeOptions {
   validators: OpenApiValidators;
   /** The secret the target signs with; without it signatures are not judged. */
   secret?: string;

@@ -89,6 +89,8 @@ export class WebhookStage {
     const origin = (where.publicUrl ?? receiver.origin).replace(/\/+$/, "");
     const metadata = { contract_test: this.token };
     const ref = ctx.contract.operation(operationId);
+    const target = ctx.wire.url.href.replace(/\/+$/, "");
+    const curlOf = (body: JsonObject) => curlCommand(target, ref.method, ref.path, { path: {}, query: {}, headers: {}, body });
     const jobs = [
       { name: "the job with every event", slug: "every-event", webhook: { headers: { "X-Contract-Test": this.token }, metadata: { ...metadata, job: "every-event" } } },
       { name: `the job asking for ${shortName(kind.first)} and ${shortName(kind.last)}`, slug: "first-and-last", webhook: { metadata: { ...metadata, job: "first-and-last" }, events: [shortName(kind.first), shortName(kind.last)] } },
@@ -108,7 +110,7 @@ export class WebhookStage {
       try {
         answer = requireAnswer(result, "2xx", `starting ${job.name}`);
       } catch (error) {
-        return { error: `${(error as Error).message}\n${curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.path, { path: {}, query: {}, headers: {}, body })}` };
+        return { error: `${(error as Error).message}\n${curlOf(body)}` };
       }
       if (typeof answer.id !== "string") return { error: `starting ${job.name}: the answer has no id` };
       started.push({ name: job.name, path, body, id: answer.id, began: performance.now() });
@@ -128,8 +130,7 @@ export class WebhookStage {
       const subscription = webhookSubscription(ctx.contract.doc, { method: ref.method, path: ref.path }, job.body)!;
       const record: JobRecord = { name: job.name, subscription, id: job.id, calls: receiver.calls(job.path), refused: receiver.refused(job.path), waitedMs: Math.min(deadlineMs, Math.round(performance.now() - job.began)) };
       const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: DELIVERY_ORDER_GRACE_MS, ...(silentReceiver ? { silentReceiver } : {}) });
-      const curl = curlCommand(ctx.wire.url.href.replace(/\/+$/, ""), ref.method, ref.path, { path: {}, query: {}, headers: {}, body: job.body });
-      return { record, findings, curl };
+      return { record, findings, curl: curlOf(job.body) };
     });
     return { jobs: judged };
   }
@@ -161,16 +162,16 @@ interface ConcernCheck {
 
 const count = (jobs: JudgedJob[]) => jobs.reduce((sum, job) => sum + job.record.calls.length, 0);
 
-/**
- * The webhook stage's checks of one operation whose requests carry a webhook (`startCrawl`): the
- * kit starts its jobs with a webhook to its own receiver and judges every call. `body` is a valid
- * request without the webhook.
- */
 /** The context of a run with a webhook stage: the stage's receiver and jobs, shared by its checks. */
 export interface StageContext extends CheckContext {
   webhooks?: WebhookStage;
 }
 
+/**
+ * The webhook stage's checks of one operation whose requests carry a webhook (`startCrawl`): the
+ * kit starts its jobs with a webhook to its own receiver and judges every call. `body` is a valid
+ * request without the webhook.
+ */
 export function webhookChecks(contract: Contract, operationId: string, body: (ctx: CheckContext) => JsonObject): Check[] {
   const kind = jobEventsOf(contract.validators, operationId);
   if (!kind) return [];
