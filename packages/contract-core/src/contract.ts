@@ -44,7 +44,7 @@ export {
   type MediaEntry,
   type NamedExample,
 } from "./document/walk.js";
-export { acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, withDefaultScheme, type UrlRule, type XRule } from "./validation/x-rules.js";
+export { acceptsUrl, parseUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, withDefaultScheme, type UrlRule, type XRule } from "./validation/x-rules.js";
 export {
   entitlementsWording,
   webdataWording,

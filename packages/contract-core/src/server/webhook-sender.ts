@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { JsonObject } from "../document/pointer.js";
 import { signWebhook, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import type { WebhookSubscription } from "../webhooks/subscriptions.js";
+import { parseUrl } from "../validation/x-rules.js";
 
 /** How far a sender of webhook calls may go; see {@link WebhookDeliverer}. */
 export interface DeliveryLimits {
@@ -54,7 +55,7 @@ export interface DeliveryReport {
  * in 3 ms`. The URL is written without its query and credentials, which may carry a token.
  */
 export function describeDeliveryReport(report: DeliveryReport): string {
-  const url = URL.canParse(report.url.trim()) ? new URL(report.url.trim()) : undefined;
+  const url = parseUrl(report.url.trim());
   const where = url ? `${url.protocol}//${url.host}${url.pathname}` : "(not a URL)";
   const status = report.status !== undefined ? ` ${report.status}` : "";
   return `${report.event ?? "(no type)"} to ${where}: ${report.outcome}${status}${report.error ? ` (${report.error})` : ""} in ${report.durationMs} ms`;

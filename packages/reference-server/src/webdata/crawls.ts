@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { subscribesTo, webhookSubscription, withDefaultScheme, type JsonObject } from "@api-contracts/contract-core";
+import { subscribesTo, webhookSubscription, parseUrl, withDefaultScheme, type JsonObject } from "@api-contracts/contract-core";
 import { jobEventCall, type WebhookCall, type WebhookDeliverer, type WebhookSequence } from "@api-contracts/contract-core/server";
 import type { WorldCrawl } from "../fixtures.js";
 
@@ -14,7 +14,7 @@ const START_CRAWL = { method: "POST", path: "/v2/crawl" };
 /** The start URL as the service reads it, and as the contract's url rule on `CrawlRequest.url` judged it: `http://` in front of one without a scheme, then trimmed. */
 function startUrl(url: string): URL | undefined {
   const read = withDefaultScheme(url, "http").trim();
-  return URL.canParse(read) ? new URL(read) : undefined;
+  return parseUrl(read);
 }
 
 /** The format names a crawl's `scrapeOptions.formats` asks for (`markdown` when none are given). */
