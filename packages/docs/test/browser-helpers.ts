@@ -59,11 +59,16 @@ export async function showOperation(page: Page, document: any, op: WalkedOperati
     await page.getByRole("link", { name: label, exact: true }).first().click();
     await link.waitFor({ state: "visible", timeout: 5_000 }).catch(() => {});
   }
-  await link.click();
   // A heading's text is the summary, plus a badge on deprecated operations and on webhooks.
-  await page
+  const heading = page
     .locator("main :is(h1, h2, h3)")
     .filter({ hasText: new RegExp(`^${escapeRegExp(summary)}\\s*(deprecated|webhook)?$`, "i") })
-    .first()
-    .waitFor({ state: "visible" });
+    .first();
+  // On a busy machine a click can land while the sidebar redraws and go nowhere: it is tried again.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    await link.click();
+    if (await heading.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false)) return;
+  }
+  await link.click();
+  await heading.waitFor({ state: "visible" });
 }
