@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import jsf from "json-schema-faker";
 import { OpenApiValidators, loadBundle, resolvePointer } from "@api-contracts/contract-core";
+import { seededRandom } from "@api-contracts/contract-core/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { readFileSync } from "node:fs";
 import { measureGeneratedRun } from "../dist/index.js";
@@ -76,7 +77,7 @@ for (const service of ["entitlements", "webdata"]) {
     const space = universe(document, media.schema);
     const valid = (body) => validators.schema(media.schema)(body);
     const ours = fc.sample(validRequestArbitrary(ctx, operation), { numRuns: SAMPLES, seed: SEED }).map((r) => r.body);
-    jsf.option({ random: mulberry(SEED), alwaysFakeOptionals: false, useDefaultValue: false });
+    jsf.option({ random: seededRandom(SEED), alwaysFakeOptionals: false, useDefaultValue: false });
     const root = { components: document.components, ...resolvePointer(document, media.schema) };
     const faked = [];
     for (let i = 0; i < SAMPLES; i++) faked.push(jsf.generate(root));
@@ -85,17 +86,6 @@ for (const service of ["entitlements", "webdata"]) {
       console.log(`| ${operation.operationId} | ${name} | ${r.optional} | ${r.enums} | ${r.valid} | ${r.longest} | ${r.fractions} |`);
     }
   }
-}
-
-function mulberry(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 console.log("");
