@@ -144,9 +144,11 @@ describe("the tarballs hold what users need and nothing else", () => {
 const program = `
 import { createServer, type AddressInfo } from "node:net";
 import { createEntitlementsClient, TimeoutError, type CheckResponse, type EntitlementsError } from "@api-contracts/entitlements-client";
-import { retry, timeout } from "@api-contracts/entitlements-client/middleware";
+import { failOpen, isNetworkError, retry, timeout } from "@api-contracts/entitlements-client/middleware";
 import { createWebdataClient, type CrawlStarted, type TokenUsage } from "@api-contracts/webdata-client";
-import { createApiClient, isNetworkError } from "@api-contracts/client-runtime";
+import { retry as webdataRetry } from "@api-contracts/webdata-client/middleware";
+import { createApiClient } from "@api-contracts/client-runtime";
+import { settle } from "@api-contracts/client-runtime/middleware";
 import { listApis } from "@api-contracts/contract-core";
 import { checkFixtures, fixturesTemplate, type Fixtures } from "@api-contracts/contract-tests";
 import { startMockServer } from "@api-contracts/mock-server";
@@ -178,11 +180,11 @@ async function faultPaths() {
       attempts++;
       return fetch(request);
     },
-    retry: { baseDelayMs: 10, onRetry: (event) => retried.push(event.reason) },
+    retry: retry({ baseDelayMs: 10, onRetry: (event) => retried.push(event.reason) }),
   });
   const reset = await counting.POST("/v1/balances.check", { ...check, headers: { Prefer: "fault=reset" } }).then(({ response }) => ({ status: response.status }), failure);
   const closed = \`http://127.0.0.1:\${await closedPort()}\`;
-  const open = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: closed, failOpen: true })
+  const open = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: closed, failOpen: failOpen() })
     .POST("/v1/balances.check", check)
     .then(({ data, response }) => ({ status: response.status, allowed: data?.allowed, cause: response.headers.get("x-fail-open") }), failure);
   const refused = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: closed }).POST("/v1/balances.check", check).then(({ response }) => ({ status: response.status }), failure);
@@ -193,7 +195,7 @@ async function faultPaths() {
 }
 
 async function main(): Promise<void> {
-  const entitlements = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, retry: true, timeoutMs: 5000 });
+  const entitlements = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, retry: retry(), timeoutMs: 5000 });
   const checked = await entitlements.POST("/v1/balances.check", { body: { customer_id: "cus_1", feature_id: "messages" } });
   const decision: CheckResponse | undefined = checked.data;
   const tracked = await entitlements.POST("/v1/balances.track", { body: { customer_id: "cus_1", feature_id: "messages" }, headers: { Prefer: "code=404" } });
@@ -201,7 +203,7 @@ async function main(): Promise<void> {
   // @ts-expect-error -- the installed types reject an unknown path
   const unknown = await entitlements.POST("/v1/nope", { body: {} });
 
-  const webdata = createWebdataClient({ apiKey: "fc-test", baseUrl: process.env.WEBDATA_URL });
+  const webdata = createWebdataClient({ apiKey: "fc-test", baseUrl: process.env.WEBDATA_URL, retry: webdataRetry() });
   const crawl = await webdata.POST("/v2/crawl", { body: { url: "https://example.com" } });
   const started: CrawlStarted | undefined = crawl.data;
   const usage = await webdata.GET("/v2/team/token-usage");
@@ -210,7 +212,7 @@ async function main(): Promise<void> {
   const invalid = await webdata.POST("/v2/crawl", { body: {} });
 
   const fixtures: Fixtures = checkFixtures({ webdata: { monitor_id: "m", crawl_url: "https://example.com" } });
-  const entries = { retry, timeout, createApiClient, startMockServer, startReferenceServer, startContractProxy, startLocalStack, startDocsServer, fixturesTemplate };
+  const entries = { retry, timeout, webdataRetry, settle, createApiClient, startMockServer, startReferenceServer, startContractProxy, startLocalStack, startDocsServer, fixturesTemplate };
   console.log(JSON.stringify({
     allowed: decision?.allowed,
     trackStatus: tracked.response.status,

@@ -1,12 +1,13 @@
-// Middleware shared by every client of this project: bearer auth, a per-attempt timeout and
-// retries with exponential backoff, and the factory that builds a client on the transport of
-// ./request.ts. Nothing here knows an API: a client passes its name, key hint, base URL and which
-// of its calls are safe to repeat.
-import createClient, { type Client, type ClientOptions, type Middleware } from "openapi-fetch";
+// The ./middleware entry: the opt-in middleware every client of this project shares (retries with
+// exponential backoff, a per-attempt timeout and bearer auth for any openapi-fetch client) and what
+// a client builds its own on. A client's `retry` option takes `retry()`; the main entry does not
+// import this file, so an application without retries does not bundle it.
+import type { Middleware } from "openapi-fetch";
+import { deadline, positive } from "./deadline.js";
 import { ClientRequest } from "./request.js";
 
 export type { Middleware } from "openapi-fetch";
-export { ClientRequest } from "./request.js";
+export { TimeoutError } from "./deadline.js";
 
 /** Statuses worth another attempt: rate limited, bad gateway, unavailable. */
 const retryable = (status: number) => status === 429 || status === 502 || status === 503;
@@ -20,6 +21,13 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Called before each retry, e.g. to log it. */
   onRetry?: (event: RetryEvent) => void;
+  /** Which calls may be repeated. Default: {@link idempotentOrKeyed}; the entitlements client's `retry` has its own. */
+  isRetrySafe?: RetrySafety;
+  /**
+   * Applies this deadline to every retried attempt too: set it when {@link timeout} is in use on an
+   * openapi-fetch client of your own. A client's `timeoutMs` already covers each attempt.
+   */
+  timeoutMs?: number;
 }
 
 export interface RetryEvent {
@@ -40,25 +48,6 @@ export type RetrySafety = (request: Request, schemaPath: string) => boolean | Pr
 export const idempotentOrKeyed: RetrySafety = (request) =>
   /^(GET|HEAD|OPTIONS|PUT|DELETE|TRACE)$/.test(request.method) || request.headers.has("x-idempotency-key");
 
-/** Raised when an attempt takes longer than `timeoutMs`. */
-export class TimeoutError extends Error {
-  override readonly name = "TimeoutError";
-  constructor(
-    readonly timeoutMs: number,
-    url: string,
-  ) {
-    super(`Request to ${url} timed out after ${timeoutMs} ms`);
-  }
-}
-
-/** Throws a TypeError naming the client when the API key is missing or blank. */
-export function requireApiKey(apiKey: unknown, clientName: string, hint: string): string {
-  if (typeof apiKey !== "string" || apiKey.trim() === "") {
-    throw new TypeError(`${clientName}: apiKey is required (${hint})`);
-  }
-  return apiKey;
-}
-
 /** Sends the API key as `Authorization: Bearer <key>` on every call. */
 export function bearerAuth(apiKey: string): Middleware {
   const value = `Bearer ${apiKey}`;
@@ -70,23 +59,9 @@ export function bearerAuth(apiKey: string): Middleware {
   };
 }
 
-function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number of milliseconds, got ${value}`);
-  return value;
-}
-
-/**
- * A copy of `request`, of the same class, that aborts with the caller's signal or after `timeoutMs`
- * with a {@link TimeoutError}. fetch, and the answer's body read any way after it, reject with the
- * reason their signal aborted with, so the deadline's own error reaches the caller as it is, body
- * included, with no wrapper on the answer.
- */
+/** A copy of `request`, of the same class, under a {@link deadline} of `timeoutMs`. */
 function withDeadline(request: Request, timeoutMs: number): Request {
-  const deadline = new AbortController();
-  // unref: like AbortSignal.timeout's, the timer alone does not keep Node running.
-  (setTimeout(() => deadline.abort(new TimeoutError(timeoutMs, request.url)), timeoutMs) as { unref?: () => void }).unref?.();
-  const own = ClientRequest.ownSignal(request);
-  const signal = own ? AbortSignal.any([own, deadline.signal]) : deadline.signal;
+  const signal = deadline(request, timeoutMs);
   return ClientRequest.is(request) ? (new ClientRequest(request, { signal }) as unknown as Request) : new Request(request, { signal });
 }
 
@@ -176,18 +151,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export interface RetryMiddlewareOptions extends RetryOptions {
-  /** Which calls may be repeated. Default: {@link idempotentOrKeyed}. */
-  isRetrySafe?: RetrySafety;
-  /** Applies this deadline to every retried attempt too (set it when {@link timeout} is in use). */
-  timeoutMs?: number;
-}
-
 /**
  * Retries a call on 429, 502, 503 and network errors with exponential backoff, waiting at least
  * as long as `Retry-After` asks. Calls that `isRetrySafe` rejects are sent once.
  */
-export function retry(options: RetryMiddlewareOptions = {}): Middleware {
+export function retry(options: RetryOptions = {}): Middleware {
   const { retries = 2, baseDelayMs = 250, maxDelayMs = 8000, onRetry, isRetrySafe = idempotentOrKeyed, timeoutMs } = options;
   if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`retries must be a whole number >= 0, got ${retries}`);
   positive(baseDelayMs, "baseDelayMs");
@@ -249,59 +217,4 @@ export function retry(options: RetryMiddlewareOptions = {}): Middleware {
       return result instanceof Response || result instanceof Error ? result : undefined;
     },
   };
-}
-
-/** Options every client factory of this project accepts. */
-export interface CommonClientOptions {
-  /** Secret API key, sent as `Authorization: Bearer <apiKey>`. Required. */
-  apiKey: string | undefined;
-  /** Root of the API; the live service when omitted. */
-  baseUrl?: string | undefined;
-  /** A fetch implementation, e.g. one with a proxy agent; it receives a global Request. Default: the global fetch. */
-  fetch?: ((input: Request) => Promise<Response>) | undefined;
-  /** Headers sent with every call. */
-  headers?: Record<string, string> | undefined;
-  /** Abort each attempt after this many milliseconds. Off by default. */
-  timeoutMs?: number | undefined;
-  /** Retry 429, 502, 503 and network errors on calls that are safe to repeat. Off by default; `true` uses the defaults of {@link RetryOptions}. */
-  retry?: boolean | RetryOptions | undefined;
-}
-
-/** What a client factory tells {@link createApiClient} about its API. */
-export interface ClientFactorySettings {
-  /** Named in errors, e.g. `createEntitlementsClient`. */
-  clientName: string;
-  /** Appended to the missing-key error, e.g. `pass your API key, which starts with fc-`. */
-  keyHint: string;
-  defaultBaseUrl: string;
-  isRetrySafe?: RetrySafety;
-  /** Middleware that must see the final outcome of a call, after retries (registered first). */
-  outer?: Middleware[];
-}
-
-/** Builds an openapi-fetch client with auth and the opt-in timeout and retry middleware. */
-export function createApiClient<Paths extends {}>(options: CommonClientOptions, settings: ClientFactorySettings): Client<Paths> {
-  const apiKey = requireApiKey(options?.apiKey, settings.clientName, settings.keyHint);
-  const baseUrl = options.baseUrl ?? settings.defaultBaseUrl;
-  // Checked once here, so that no call has to parse its URL before fetch does.
-  if (!URL.canParse(baseUrl)) throw new TypeError(`${settings.clientName}: baseUrl must be an absolute URL, got "${baseUrl}"`);
-  const clientOptions: ClientOptions = {
-    baseUrl,
-    Request: ClientRequest as unknown as typeof Request,
-    // A custom fetch gets the global Request it is written for.
-    fetch: options.fetch ? (request: Request) => options.fetch!(ClientRequest.toRequest(request)) : ClientRequest.send,
-    // A default header rather than a middleware: a client without timeout, retry or fail-open then
-    // runs no middleware at all, which saves openapi-fetch a call id and an options object per call.
-    headers: { ...options.headers, Authorization: `Bearer ${apiKey}` },
-  };
-  const client = createClient<Paths>(clientOptions);
-  const { timeoutMs } = options;
-  // onRequest runs in this order and onResponse/onError in reverse: retry keeps a copy of the
-  // request before the deadline is attached, and gives each copy it sends a deadline of its own.
-  const chain: Middleware[] = [...(settings.outer ?? [])];
-  // `retry: true` spreads to no options, the defaults.
-  if (options.retry) chain.push(retry({ ...(options.retry as RetryOptions), timeoutMs, isRetrySafe: settings.isRetrySafe }));
-  if (timeoutMs !== undefined) chain.push(timeout(timeoutMs));
-  client.use(...chain);
-  return client;
 }

@@ -5,15 +5,6 @@
 // call, the serialized body text), so a call builds one undici Request, inside fetch, and a retry
 // can send the same text again.
 
-/** Methods the Fetch standard writes in upper case whatever case they are given in. */
-const NORMALIZED_METHOD = /^(delete|get|head|options|post|put)$/i;
-/** Header values never shown when a request is logged. */
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key)$/;
-
-function unusable(): TypeError {
-  return new TypeError("Body is unusable: Body has already been read");
-}
-
 /**
  * A Request for openapi-fetch and its middleware: `url`, `method`, `headers`, `signal`,
  * `redirect`, `body`, `bodyUsed`, `clone()`, `text()`, `json()`, `arrayBuffer()`, `blob()`,
@@ -21,14 +12,15 @@ function unusable(): TypeError {
  * Request; `new Request(request.url, request)` makes one.
  */
 export class ClientRequest {
-  readonly method: string = "GET";
-  readonly headers: Headers;
-  readonly redirect: RequestRedirect = "follow";
-  #url: string;
-  #href: string | undefined;
-  #body: BodyInit | null = null;
+  readonly method: string;
+  /** The URL as openapi-fetch built it, not parsed again (a Request would give it normalized, as `new URL(url).href`). */
+  readonly url: string;
+  readonly redirect: RequestRedirect;
+  /** Kept off the instance, so that logging a request shows its method and URL but no header, and so no API key. */
+  #headers: Headers;
+  #body: BodyInit | null;
   #stream: ReadableStream<Uint8Array> | null | undefined;
-  #signal: AbortSignal | undefined;
+  #signal: AbortSignal | null | undefined;
   #used = false;
   /**
    * The RequestInit as given: its other members (cache, keepalive, an undici dispatcher, ...) go to
@@ -42,32 +34,24 @@ export class ClientRequest {
    * here: the client checks its base URL once, and fetch rejects a URL it cannot parse.
    */
   constructor(input: string | URL | ClientRequest | Request, init: RequestInit = {}) {
-    const { method, headers, body, signal, redirect } = init;
-    let source: ClientRequest | undefined;
-    if (typeof input === "string" || input instanceof URL) {
-      this.#url = String(input);
-      this.#init = init;
-    } else {
-      // A global Request is its own init: its members are getters, so nothing else of it is kept.
-      source = ClientRequest.is(input) ? input : new ClientRequest(input.url, input);
-      this.#url = source.#url;
-      this.method = source.method;
-      this.#body = source.#body;
-      this.#signal = source.#signal;
-      this.redirect = source.redirect;
-      this.#init = { ...source.#init, ...init };
-    }
-    if (method) this.method = NORMALIZED_METHOD.test(method) ? method.toUpperCase() : method;
-    this.headers = headers instanceof Headers && !source ? headers : new Headers(headers ?? source?.headers);
-    if (body !== undefined) this.#body = body;
+    // A global Request (instanceof says true for one, see below) is its own init: its members are
+    // getters, so nothing else of it is kept.
+    const source = input instanceof ClientRequest ? (ClientRequest.is(input) ? input : new ClientRequest((input as Request).url, input as Request)) : undefined;
+    this.url = source ? source.url : String(input);
+    this.#init = source ? { ...source.#init, ...init } : init;
+    // Upper case, as HTTP methods are sent: Request upper-cases only the six standard ones, this
+    // class every method (openapi-fetch gives them in upper case already).
+    this.method = (init.method ?? source?.method ?? "GET").toUpperCase();
+    this.#headers = init.headers instanceof Headers && !source ? init.headers : new Headers(init.headers ?? source?.headers);
+    this.#body = init.body !== undefined ? init.body : source ? source.#body : null;
     if (this.#body !== null && /^(GET|HEAD)$/.test(this.method)) throw new TypeError("Request with GET/HEAD method cannot have body.");
-    if (signal) this.#signal = signal;
-    if (redirect) this.redirect = redirect;
+    this.#signal = init.signal ?? (source && source.#signal);
+    this.redirect = init.redirect ?? source?.redirect ?? "follow";
   }
 
   /** Whether `value` is one of these requests (`instanceof` also accepts a global Request, see below). */
   static is(value: unknown): value is ClientRequest {
-    return typeof value === "object" && value !== null && #url in value;
+    return #headers in Object(value);
   }
 
   /**
@@ -78,41 +62,37 @@ export class ClientRequest {
     return ClientRequest.is(value) || value instanceof Request;
   }
 
-  /** The fetch transport: sends one of these requests, or a global Request, with the global fetch. */
+  /** The fetch transport: sends one of these requests, or a global Request, with the global fetch; `init` overrides (e.g. a signal). */
   static send(this: void, request: ClientRequest | Request, init?: RequestInit): Promise<Response> {
-    return ClientRequest.is(request) ? fetch(request.#url, request.#fetchInit(init)) : fetch(request, init);
+    return ClientRequest.is(request) ? fetch(request.url, request.#fetchInit(init)) : fetch(request, init);
   }
 
-  /** A global Request with the same members, for code that needs one (e.g. a fetch of its own). */
-  static toRequest(request: ClientRequest | Request): Request {
-    return ClientRequest.is(request) ? new Request(request.#url, request.#fetchInit()) : request;
+  /** A global Request with the same members and `init` over them, for code that needs one (e.g. a fetch of its own). */
+  static toRequest(request: ClientRequest | Request, init?: RequestInit): Request {
+    return ClientRequest.is(request) ? new Request(request.url, request.#fetchInit(init)) : new Request(request, init);
   }
 
   /** The caller's signal, if it gave one; `signal` makes one on first read otherwise. */
-  static ownSignal(request: ClientRequest | Request): AbortSignal | undefined {
+  static ownSignal(request: ClientRequest | Request): AbortSignal | null | undefined {
     return ClientRequest.is(request) ? request.#signal : request.signal;
   }
 
   #fetchInit(more?: RequestInit): RequestInit {
     // fetch reads a plain record of headers several microseconds faster than a Headers object.
-    const init: RequestInit = { ...this.#init, ...more, method: this.method, headers: this.#headerRecord(), body: this.#body, redirect: this.redirect };
+    const headers: Record<string, string> = {};
+    this.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const init: RequestInit = { ...this.#init, ...more, method: this.method, headers, body: this.#body, redirect: this.redirect };
     // Only a signal the caller gave or a copy was made with: most calls have none.
-    if (this.#signal) init.signal = this.#signal;
+    if (this.#signal && !more?.signal) init.signal = this.#signal;
     // A stream is sent as it arrives; fetch requires saying so.
     if (this.#body instanceof ReadableStream) (init as { duplex?: string }).duplex = "half";
     return init;
   }
 
-  #headerRecord(hide?: RegExp): Record<string, string> {
-    const record: Record<string, string> = {};
-    this.headers.forEach((value, name) => {
-      record[name] = hide?.test(name) ? "[redacted]" : value;
-    });
-    return record;
-  }
-
-  get url(): string {
-    return (this.#href ??= new URL(this.#url).href);
+  get headers(): Headers {
+    return this.#headers;
   }
 
   get signal(): AbortSignal {
@@ -135,7 +115,7 @@ export class ClientRequest {
   }
 
   clone(): ClientRequest {
-    if (this.#used) throw unusable();
+    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
     if (!(this.#body instanceof ReadableStream)) return new ClientRequest(this);
     const [mine, theirs] = this.#body.tee();
     this.#body = mine;
@@ -145,18 +125,17 @@ export class ClientRequest {
 
   /** Marks the body read and wraps it in a Response, whose readers do the decoding. */
   #take(): Response {
-    if (this.#used) throw unusable();
+    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
     this.#used = true;
     const type = this.headers.get("content-type");
     return new Response(this.#body, type ? { headers: { "content-type": type } } : undefined);
   }
 
   async text(): Promise<string> {
-    if (typeof this.#body === "string" && !this.#used) {
-      this.#used = true;
-      return this.#body;
-    }
-    return this.#take().text();
+    // A text body, as openapi-fetch gives JSON, is handed back as it is: no Response to decode it.
+    if (typeof this.#body !== "string" || this.#used) return this.#take().text();
+    this.#used = true;
+    return this.#body;
   }
 
   async json(): Promise<any> {
@@ -179,13 +158,5 @@ export class ClientRequest {
     return this.#take().formData();
   }
 
-  get [Symbol.toStringTag](): string {
-    return "ClientRequest";
-  }
 
-  /** What `console.log(request)` shows: secrets such as the API key are left out. */
-  [Symbol.for("nodejs.util.inspect.custom")](depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
-    const shown = { method: this.method, url: this.#url, headers: this.#headerRecord(SECRET_HEADER), redirect: this.redirect, bodyUsed: this.#used };
-    return depth < 0 ? "[ClientRequest]" : `ClientRequest ${inspect(shown, { ...options, depth: depth - 1 })}`;
-  }
 }

@@ -1,7 +1,7 @@
 // What each runtime's fetch throws when no answer comes, as observed (Node 20 with undici, Bun
 // 1.3.14, and the browsers' documented messages), and what the retry makes of it.
 import { afterEach, describe, expect, it } from "vitest";
-import { isNetworkError, type RetryEvent } from "../src/index.js";
+import { isNetworkError, retry, type RetryEvent } from "../src/middleware.js";
 import { startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 import { createThingsClient, thing } from "./support/things.js";
 
@@ -55,7 +55,7 @@ describe("retry after the network errors of every runtime", () => {
     it(`retries ${runtime}`, async () => {
       server = await startServer((_request, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(thing)));
       const retries: RetryEvent[] = [];
-      const client = createThingsClient({ apiKey: "k", baseUrl: server.url, fetch: failingOnce(error), retry: { baseDelayMs: 1, onRetry: (event) => retries.push(event) } });
+      const client = createThingsClient({ apiKey: "k", baseUrl: server.url, fetch: failingOnce(error), retry: retry({ baseDelayMs: 1, onRetry: (event) => retries.push(event) }) });
       const { data } = await client.GET("/v1/things");
       expect(data).toEqual(thing);
       expect(retries.map((event) => event.reason)).toEqual(["network-error"]);
@@ -64,7 +64,7 @@ describe("retry after the network errors of every runtime", () => {
 
   it("does not retry an abort, and hands it to the caller as it is", async () => {
     const abort = otherFailures["an abort (DOMException AbortError, code 20)"];
-    const client = createThingsClient({ apiKey: "k", baseUrl: "http://127.0.0.1:9", fetch: failingOnce(abort), retry: { baseDelayMs: 1 } });
+    const client = createThingsClient({ apiKey: "k", baseUrl: "http://127.0.0.1:9", fetch: failingOnce(abort), retry: retry({ baseDelayMs: 1 }) });
     await expect(client.GET("/v1/things")).rejects.toBe(abort);
   });
 });

@@ -100,6 +100,13 @@ describe("openapi-fetch, as the clients rely on it", () => {
     await expect(refused.things.GET("/v1/things")).rejects.toThrow(/onRequest: must return new Request\(\)/);
   });
 
+  it("leaves out an undefined middleware and refuses anything else that is not one, such as true", () => {
+    const { things } = client();
+    expect(() => things.use(undefined as unknown as Middleware)).not.toThrow();
+    expect(() => things.use(true as unknown as Middleware)).toThrow(/Middleware must be an object/);
+    expect(() => things.use({ retries: 3 } as unknown as Middleware)).toThrow(/Middleware must be an object/);
+  });
+
   it("gives onResponse and onError the request that was sent", async () => {
     const seen: unknown[] = [];
     const { things, sent } = client([{ onResponse: ({ request }) => void seen.push(request) }]);

@@ -1,6 +1,6 @@
 // Each rule is exercised against a local server that misbehaves on purpose.
 import { afterEach, describe, expect, it } from "vitest";
-import { RETAINED_ANSWER_LIMIT, retryAfterMs, TimeoutError, type RetryEvent } from "../src/index.js";
+import { RETAINED_ANSWER_LIMIT, retry, retryAfterMs, TimeoutError, type RetryEvent } from "../src/middleware.js";
 import { sendJson, startFlakyServer, startServer, type Failure, type LocalServer } from "@api-contracts/dev-tools/testing";
 import { createThingsClient, thing } from "./support/things.js";
 
@@ -23,7 +23,7 @@ async function flaky(...failures: Failure[]): Promise<LocalServer> {
 describe("retry", () => {
   it("retries 429, 502 and 503 until an answer arrives, sending the same body each time", async () => {
     const s = await flaky(429, 502, 503);
-    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: { ...fast, retries: 3 } });
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: retry({ ...fast, retries: 3 }) });
     const { data, response } = await client.PUT("/v1/things", put);
     expect(response.status).toBe(200);
     expect(data).toEqual(thing);
@@ -33,7 +33,7 @@ describe("retry", () => {
 
   it("retries a dropped connection", async () => {
     const s = await flaky("drop");
-    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: retry(fast) });
     const { response } = await client.GET("/v1/things");
     expect(response.status).toBe(200);
     expect(s.requests).toHaveLength(2);
@@ -41,7 +41,7 @@ describe("retry", () => {
 
   it("does not retry 500 or any 4xx", async () => {
     const s = await flaky(500, 500);
-    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: retry(fast) });
     const { error, response } = await client.GET("/v1/things");
     expect(response.status).toBe(500);
     expect(error).toEqual(internalError);
@@ -50,7 +50,7 @@ describe("retry", () => {
 
   it("gives up after `retries` extra attempts and returns the last answer", async () => {
     const s = await flaky(503, 503, 503, 503);
-    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: retry(fast) });
     const { response } = await client.GET("/v1/things");
     expect(response.status).toBe(503);
     expect(s.requests).toHaveLength(3);
@@ -64,7 +64,7 @@ describe("retry", () => {
     const client = createThingsClient({
       apiKey: "k",
       baseUrl: server.url,
-      retry: { retries: 3, baseDelayMs: 10, maxDelayMs: 1000, onRetry: (e) => events.push(e) },
+      retry: retry({ retries: 3, baseDelayMs: 10, maxDelayMs: 1000, onRetry: (e) => events.push(e) }),
     });
     await client.GET("/v1/things");
     expect(events.map((e) => [e.attempt, e.reason, e.delayMs])).toEqual([
@@ -75,7 +75,7 @@ describe("retry", () => {
 
   it("does not retry when Retry-After asks for longer than maxDelayMs", async () => {
     server = await startServer((_r, res) => sendJson(res, 429, {}, { "retry-after": "120" }));
-    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: retry(fast) });
     const { response } = await client.GET("/v1/things");
     expect(response.status).toBe(429);
     expect(server.requests).toHaveLength(1);
@@ -84,7 +84,7 @@ describe("retry", () => {
   it("hands back a retryable answer longer than it holds in memory, whole and without retrying", async () => {
     const long = "x".repeat(RETAINED_ANSWER_LIMIT * 40);
     server = await startServer((_r, res) => sendJson(res, 503, { message: long }));
-    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: retry(fast) });
     const { error, response } = await client.GET("/v1/things");
     expect(response.status).toBe(503);
     expect(error).toEqual({ message: long });
@@ -94,7 +94,7 @@ describe("retry", () => {
   it("still retries past a retryable answer that fits in memory", async () => {
     const short = "x".repeat(RETAINED_ANSWER_LIMIT - 100);
     server = await startServer((_r, res, attempt) => (attempt === 1 ? sendJson(res, 503, { message: short }) : sendJson(res, 200, thing)));
-    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, retry: retry(fast) });
     const { data } = await client.GET("/v1/things");
     expect(data).toEqual(thing);
     expect(server.requests).toHaveLength(2);
@@ -109,7 +109,7 @@ describe("retry", () => {
 
   it("by default repeats idempotent methods and calls with an x-idempotency-key, never a bare POST", async () => {
     const s = await flaky(503, 503, 503);
-    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: { ...fast, retries: 1 } });
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: retry({ ...fast, retries: 1 }) });
     const bare = await client.POST("/v1/things", put);
     const keyed = await client.POST("/v1/things", { ...put, headers: { "x-idempotency-key": "k1" } });
     expect([bare.response.status, keyed.response.status]).toEqual([503, 503]);
@@ -118,7 +118,7 @@ describe("retry", () => {
 
   it("asks the client which calls are safe to repeat", async () => {
     const s = await flaky(503);
-    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: fast }, { isRetrySafe: async (request) => (await request.json()).name === "box" });
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, retry: retry({ ...fast, isRetrySafe: async (request) => (await request.json()).name === "box" }) });
     const { response } = await client.POST("/v1/things", put);
     expect(response.status).toBe(200);
     expect(s.requests).toHaveLength(2);
@@ -144,7 +144,7 @@ describe("timeout", () => {
 
   it("gives each retried attempt its own deadline", async () => {
     const s = await flaky(503, "hang", "hang");
-    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, timeoutMs: 100, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: s.url, timeoutMs: 100, retry: retry(fast) });
     const { response } = await client.GET("/v1/things");
     // The hung retries time out; the last real answer is what the caller gets.
     expect(response.status).toBe(503);
@@ -159,7 +159,7 @@ describe("timeout", () => {
       res.write('{"id":');
       setTimeout(() => res.end('"t1"}'), 400).unref();
     });
-    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, timeoutMs: 150, retry: fast });
+    const client = createThingsClient({ apiKey: "k", baseUrl: server.url, timeoutMs: 150, retry: retry(fast) });
     const failure = await client.GET("/v1/things").catch((e: unknown) => e);
     expect(server.requests).toHaveLength(2);
     expect(failure).toBeInstanceOf(TimeoutError);
@@ -177,8 +177,9 @@ describe("timeout", () => {
     expect(failure).toBeInstanceOf(TimeoutError);
   });
 
-  it("rejects a timeout that is not a positive number", () => {
-    expect(() => createThingsClient({ apiKey: "k", timeoutMs: 0 })).toThrow(RangeError);
+  it("rejects a timeout that is not a positive number, or longer than setTimeout can wait", () => {
+    for (const timeoutMs of [0, -1, Number.NaN, Infinity, 2 ** 31]) expect(() => createThingsClient({ apiKey: "k", timeoutMs })).toThrow(RangeError);
+    expect(() => createThingsClient({ apiKey: "k", timeoutMs: 2 ** 31 - 1 })).not.toThrow();
   });
 });
 
@@ -186,6 +187,12 @@ describe("createApiClient", () => {
   it("rejects a missing or blank API key at construction, naming the client and the hint", () => {
     expect(() => createThingsClient({ apiKey: undefined })).toThrow(/createThingsClient: apiKey is required \(pass any key\)/);
     expect(() => createThingsClient({ apiKey: " " })).toThrow(TypeError);
+  });
+
+  it("refuses a retry that is not a middleware, such as the true or the options of earlier versions", () => {
+    expect(() => createThingsClient({ apiKey: "k", retry: true as never })).toThrow(/Middleware must be an object/);
+    expect(() => createThingsClient({ apiKey: "k", retry: { retries: 3 } as never })).toThrow(/Middleware must be an object/);
+    expect(() => createThingsClient({ apiKey: "k", retry: retry() })).not.toThrow();
   });
 
   it("rejects a baseUrl that is not an absolute URL at construction", () => {

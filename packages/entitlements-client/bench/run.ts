@@ -2,6 +2,7 @@
 import { fileURLToPath } from "node:url";
 import { runClientBench } from "@api-contracts/dev-tools/bench";
 import { createEntitlementsClient } from "@api-contracts/entitlements-client";
+import { retry } from "@api-contracts/entitlements-client/middleware";
 
 const checkBody = { customer_id: "cus_1", feature_id: "sso" };
 const headers = { authorization: "Bearer key", "content-type": "application/json" };
@@ -14,8 +15,8 @@ await runClientBench({
   resolveDir: fileURLToPath(new URL(".", import.meta.url)),
   answer: JSON.stringify({ allowed: true, customer_id: "cus_1", balance: null, flag: { id: "f", feature_id: "sso" } }),
   plain: (baseUrl) => () => fetch(`${baseUrl}/v1/balances.check`, { method: "POST", headers, body: JSON.stringify(checkBody) }).then((r) => r.json()),
-  client: (baseUrl, options) => {
-    const client = createEntitlementsClient({ apiKey: "key", baseUrl, ...options });
+  client: (baseUrl, { timeoutMs, retry: retrying }) => {
+    const client = createEntitlementsClient({ apiKey: "key", baseUrl, timeoutMs, retry: retrying ? retry() : undefined });
     return () => client.POST("/v1/balances.check", { body: checkBody });
   },
 });

@@ -6,6 +6,7 @@ import { parseFaults, type FaultRule } from "@api-contracts/contract-core";
 import { seedFor, type FaultEvent } from "@api-contracts/contract-core/server";
 import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
 import { createEntitlementsClient, TimeoutError, type EntitlementsClientOptions } from "../src/index.js";
+import { failOpen, retry } from "../src/middleware.js";
 
 const check = { body: { customer_id: "cus_1", feature_id: "messages", entity_id: "seat_1" } };
 const track = { body: { customer_id: "cus_1", feature_id: "messages" } };
@@ -66,7 +67,7 @@ describe("retry against a mock that resets or is briefly unavailable", () => {
 
   it("on: a check whose first attempt is reset is answered by the second", async () => {
     const url = await mockWith([{ operation: "checkAccess", probability: 0.5, fault: "reset" }], [true, false]);
-    const { data, response } = await client(url, { retry: fast }).POST("/v1/balances.check", check);
+    const { data, response } = await client(url, { retry: retry(fast) }).POST("/v1/balances.check", check);
     expect(response.status).toBe(200);
     expect(data?.customer_id).toBeDefined();
     expect(events.map((e) => e.fault)).toEqual(["reset"]);
@@ -81,7 +82,7 @@ describe("retry against a mock that resets or is briefly unavailable", () => {
     const url = await mockWith([{ operation: "checkAccess", probability: 0.5, status: 503 }], [true, false]);
     const waits: number[] = [];
     const started = Date.now();
-    const { response } = await client(url, { retry: { ...fast, onRetry: (event) => waits.push(event.delayMs) } }).POST("/v1/balances.check", check);
+    const { response } = await client(url, { retry: retry({ ...fast, onRetry: (event) => waits.push(event.delayMs) }) }).POST("/v1/balances.check", check);
     expect(response.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(waits).toEqual([1000]);
@@ -107,7 +108,7 @@ describe("failOpen against a mock that is down", () => {
 
   it.each(cases)("on: a check meeting %s is answered locally, allowed, and marked", async (_, rule, cause, options) => {
     const url = await mockWith([rule]);
-    const { data, error, response } = await client(url, { failOpen: true, ...options }).POST("/v1/balances.check", check);
+    const { data, error, response } = await client(url, { failOpen: failOpen(), ...options }).POST("/v1/balances.check", check);
     expect(error).toBeUndefined();
     expect(response.status).toBe(202);
     expect(response.headers.get("x-fail-open")).toBe(cause);
@@ -126,7 +127,7 @@ describe("failOpen against a mock that is down", () => {
       { operation: ["trackUsage", "finalizeLock"], probability: 0.5, status: 503 },
       { operation: ["trackUsage", "finalizeLock"], fault: "reset" },
     ]);
-    const open = client(url, { failOpen: true, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5000 } });
+    const open = client(url, { failOpen: failOpen(), retry: retry({ retries: 2, baseDelayMs: 1, maxDelayMs: 5000 }) });
     const outcomes: string[] = [];
     for (let i = 0; i < 6; i++) {
       const calls: Array<() => Promise<{ response: Response }>> = [() => open.POST("/v1/balances.track", track), () => open.POST("/v1/balances.finalize", finalize)];

@@ -11,6 +11,13 @@ it("the README example compiles and prints the decision of the live service (her
   expect(stdout.trim()).toBe(`${example.allowed ? "allowed" : "denied"} ${example.balance?.remaining}`);
 }, 120_000);
 
+it("the README's retry and fail-open example compiles and, against the mock, prints the decision", async () => {
+  const { diagnostics, stdout } = await runReadmeExample(ENTITLEMENTS_BASE_URL, inject("mockUrl"), { AUTUMN_SECRET_KEY: "am_sk_test" }, "Retries and fail-open");
+  expect(diagnostics).toEqual([]);
+  const example = specExample(loadBundle("entitlements"), "POST", "/v1/balances.check").body as { allowed: boolean };
+  expect(stdout.trim()).toBe(String(example.allowed));
+}, 120_000);
+
 it("the README's webhook receiver compiles, prints a signed limit_reached call and refuses a stale one with 401", async () => {
   const bundle = loadBundle("entitlements") as any;
   const body = JSON.stringify(bundle.components.examples["balancesLimitReached-included"].value);

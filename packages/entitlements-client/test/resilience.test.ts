@@ -2,6 +2,7 @@
 // exercised against a local server that misbehaves on purpose.
 import { afterEach, describe, expect, it } from "vitest";
 import { createEntitlementsClient } from "../src/index.js";
+import { failOpen, retry } from "../src/middleware.js";
 import { startFlakyServer, type Failure, type LocalServer } from "@api-contracts/dev-tools/testing";
 
 const decision = { allowed: true, customer_id: "cus_1", balance: null, flag: null };
@@ -26,7 +27,7 @@ async function flaky(...failures: Failure[]): Promise<LocalServer> {
 describe("retry safety", () => {
   it("a check is retried: it only reads", async () => {
     const s = await flaky(429, 502, 503);
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, retry: { ...fast, retries: 3 } });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, retry: retry({ ...fast, retries: 3 }) });
     const { data, response } = await client.POST("/v1/balances.check", check);
     expect(response.status).toBe(200);
     expect(data?.allowed).toBe(true);
@@ -42,7 +43,7 @@ describe("retry safety", () => {
 
   it("never repeats a track without idempotency_key, nor a check that sends an event or locks", async () => {
     const s = await flaky(503, 503, 503, 503, 503, 503);
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, retry: fast });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, retry: retry(fast) });
     await client.POST("/v1/balances.track", { body: { customer_id: "cus_1", feature_id: "messages" } });
     await client.POST("/v1/balances.check", { body: { ...check.body, send_event: true } });
     await client.POST("/v1/balances.check", { body: { ...check.body, lock: { enabled: true, lock_id: "l1" } } });
@@ -52,7 +53,7 @@ describe("retry safety", () => {
 
   it("repeats a track that carries an idempotency_key", async () => {
     const s = await flaky(503);
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, retry: fast });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, retry: retry(fast) });
     await client.POST("/v1/balances.track", { body: { customer_id: "cus_1", feature_id: "messages", idempotency_key: "k1" } });
     expect(s.requests).toHaveLength(2);
   });
@@ -63,7 +64,7 @@ describe("retry safety", () => {
 describe("failOpen", () => {
   it("answers a check with allowed: true and says so when the service fails with a 5xx", async () => {
     const s = await flaky(500);
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: true });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: failOpen() });
     const { data, error, response } = await client.POST("/v1/balances.check", { body: { customer_id: "cus_9", feature_id: "messages", entity_id: "e1" } });
     expect(error).toBeUndefined();
     expect(response.status).toBe(202);
@@ -73,7 +74,7 @@ describe("failOpen", () => {
 
   it("answers a check with allowed: true on a network error or a timeout", async () => {
     const s = await flaky("drop", "hang");
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: true, timeoutMs: 100 });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: failOpen(), timeoutMs: 100 });
     const dropped = await client.POST("/v1/check", check);
     const hung = await client.POST("/v1/balances.check", check);
     expect([dropped.data?.allowed, dropped.response.headers.get("x-fail-open")]).toEqual([true, "network error"]);
@@ -85,18 +86,18 @@ describe("failOpen", () => {
     const bunRefused = Object.assign(new Error("Unable to connect. Is the computer able to access the url?"), { code: "ConnectionRefused" });
     const bunReset = Object.assign(new Error("The socket connection was closed unexpectedly."), { code: "ECONNRESET" });
     for (const error of [bunRefused, bunReset]) {
-      const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: true, fetch: failing(error) });
+      const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: failOpen(), fetch: failing(error) });
       const { data, response } = await client.POST("/v1/balances.check", check);
       expect([data?.allowed, response.headers.get("x-fail-open")]).toEqual([true, "network error"]);
     }
     const abort = new DOMException("This operation was aborted", "AbortError");
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: true, fetch: failing(abort) });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: failOpen(), fetch: failing(abort) });
     await expect(client.POST("/v1/balances.check", check)).rejects.toBe(abort);
   });
 
   it("fails open only after retries are spent", async () => {
     const s = await flaky(503, 503);
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: true, retry: { ...fast, retries: 1 } });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: failOpen(), retry: retry({ ...fast, retries: 1 }) });
     const { response } = await client.POST("/v1/balances.check", check);
     expect(response.status).toBe(202);
     expect(s.requests).toHaveLength(2);
@@ -104,7 +105,7 @@ describe("failOpen", () => {
 
   it("leaves 4xx answers and other operations alone", async () => {
     const s = await flaky(401, 500);
-    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: true });
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: failOpen() });
     const denied = await client.POST("/v1/balances.check", check);
     const track = await client.POST("/v1/balances.track", { body: { customer_id: "cus_1", feature_id: "messages" } });
     expect(denied.response.status).toBe(401);

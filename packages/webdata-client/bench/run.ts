@@ -2,6 +2,7 @@
 import { fileURLToPath } from "node:url";
 import { runClientBench } from "@api-contracts/dev-tools/bench";
 import { createWebdataClient } from "@api-contracts/webdata-client";
+import { retry } from "@api-contracts/webdata-client/middleware";
 
 await runClientBench({
   sizes: [
@@ -11,8 +12,8 @@ await runClientBench({
   resolveDir: fileURLToPath(new URL(".", import.meta.url)),
   answer: JSON.stringify({ success: true, data: { remainingTokens: 1000, planTokens: 5000, billingPeriodStart: null, billingPeriodEnd: null } }),
   plain: (baseUrl) => () => fetch(`${baseUrl}/v2/team/token-usage`, { headers: { authorization: "Bearer key" } }).then((r) => r.json()),
-  client: (baseUrl, options) => {
-    const client = createWebdataClient({ apiKey: "key", baseUrl, ...options });
+  client: (baseUrl, { timeoutMs, retry: retrying }) => {
+    const client = createWebdataClient({ apiKey: "key", baseUrl, timeoutMs, retry: retrying ? retry() : undefined });
     return () => client.GET("/v2/team/token-usage");
   },
 });

@@ -3,7 +3,7 @@ import { createApiClient, type CommonClientOptions } from "@api-contracts/client
 import type { paths } from "./generated/webdata.js";
 
 export type * from "./generated/webdata.js";
-export { TimeoutError, type RetryEvent, type RetryOptions } from "@api-contracts/client-runtime";
+export { TimeoutError } from "@api-contracts/client-runtime";
 
 /** The live web data service. */
 export const WEBDATA_BASE_URL = "https://api.firecrawl.dev";
@@ -13,8 +13,9 @@ export type WebdataClientOptions = CommonClientOptions;
 export type WebdataClient = Client<paths>;
 
 /**
- * Creates a typed client for the web data API. With `retry`, a `POST /v2/crawl` is repeated only
- * when it carries an `x-idempotency-key` header.
+ * Creates a typed client for the web data API. With `retry` (`retry()` from
+ * `@api-contracts/webdata-client/middleware`), a `POST /v2/crawl` is repeated only when it carries
+ * an `x-idempotency-key` header.
  *
  * @example
  * const firecrawl = createWebdataClient({ apiKey: process.env.FIRECRAWL_API_KEY });

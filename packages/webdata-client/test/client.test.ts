@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createWebdataClient, TimeoutError, WEBDATA_BASE_URL, type CrawlStarted, type Monitor } from "../src/index.js";
+import { retry } from "../src/middleware.js";
 import { loadBundle, sendJson, specExample, startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 
 const bundle = loadBundle("webdata");
@@ -63,7 +64,7 @@ describe("retry and timeout", () => {
 
   it("a crawl is repeated only when it carries an x-idempotency-key", async () => {
     server = await unavailableTwice();
-    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: server.url, retry: fast });
+    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: server.url, retry: retry(fast) });
     const unkeyed = await client.POST("/v2/crawl", { body: { url: "https://example.com" } });
     const keyed = await client.POST("/v2/crawl", { body: { url: "https://example.com" }, params: { header: { "x-idempotency-key": crawlId } } });
     expect([unkeyed.response.status, keyed.response.status]).toEqual([503, 200]);
@@ -72,7 +73,7 @@ describe("retry and timeout", () => {
 
   it("reads and cancellations are repeated", async () => {
     server = await unavailableTwice();
-    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: server.url, retry: fast });
+    const client = createWebdataClient({ apiKey: "fc-test", baseUrl: server.url, retry: retry(fast) });
     const usage = await client.GET("/v2/team/token-usage");
     const cancel = await client.DELETE("/v2/crawl/{id}", { params: { path: { id: crawlId } } });
     expect([usage.response.status, cancel.response.status]).toEqual([200, 200]);

@@ -6,6 +6,7 @@ import { parseFaults, type FaultRule } from "@api-contracts/contract-core";
 import { seedFor, type FaultEvent } from "@api-contracts/contract-core/server";
 import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
 import { createWebdataClient, TimeoutError, type WebdataClientOptions } from "../src/index.js";
+import { retry } from "../src/middleware.js";
 
 /** The mock's own deadline for a request nobody answers: what a hang ends at when the client waits. */
 const SERVER_DEADLINE_MS = 1500;
@@ -59,7 +60,7 @@ describe("timeoutMs against a mock that hangs", () => {
 describe("retry against a mock that resets or is briefly unavailable", () => {
   it("on: a read whose first attempt is reset is answered by the second", async () => {
     const url = await mockWith([{ operation: "getTokenUsage", probability: 0.5, fault: "reset" }], [true, false]);
-    const { data, response } = await client(url, { retry: fast }).GET("/v2/team/token-usage");
+    const { data, response } = await client(url, { retry: retry(fast) }).GET("/v2/team/token-usage");
     expect(response.status).toBe(200);
     expect(data?.success).toBe(true);
     expect(events.map((e) => e.fault)).toEqual(["reset"]);
@@ -74,7 +75,7 @@ describe("retry against a mock that resets or is briefly unavailable", () => {
     const url = await mockWith([{ operation: "getTokenUsage", probability: 0.5, status: 503, retryAfter: 1 }], [true, false]);
     const waits: number[] = [];
     const started = Date.now();
-    const { response } = await client(url, { retry: { ...fast, onRetry: (event) => waits.push(event.delayMs) } }).GET("/v2/team/token-usage");
+    const { response } = await client(url, { retry: retry({ ...fast, onRetry: (event) => waits.push(event.delayMs) }) }).GET("/v2/team/token-usage");
     expect(response.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(waits).toEqual([1000]);
@@ -89,7 +90,7 @@ describe("retry against a mock that resets or is briefly unavailable", () => {
 
   it("a crawl without an x-idempotency-key is never sent twice, even with retry on", async () => {
     const url = await mockWith([{ operation: "startCrawl", status: 503 } satisfies FaultRule]);
-    const { response } = await client(url, { retry: fast }).POST("/v2/crawl", { body: { url: "https://example.com" } });
+    const { response } = await client(url, { retry: retry(fast) }).POST("/v2/crawl", { body: { url: "https://example.com" } });
     expect(response.status).toBe(503);
     expect(events).toHaveLength(1);
   });

@@ -11,6 +11,13 @@ it("the README example compiles and prints the id of the started crawl (here: th
   expect(stdout.trim()).toBe(`crawl started: ${example.id}`);
 }, 120_000);
 
+it("the README's retry example compiles and, against the mock, prints the id of the started crawl", async () => {
+  const { diagnostics, stdout } = await runReadmeExample(WEBDATA_BASE_URL, inject("mockUrl"), { FIRECRAWL_API_KEY: "fc-test" }, "Retries");
+  expect(diagnostics).toEqual([]);
+  const example = specExample(loadBundle("webdata"), "POST", "/v2/crawl").body as { id: string };
+  expect(stdout.trim()).toBe(example.id);
+}, 120_000);
+
 it("the README's webhook receiver compiles, prints the page of a signed call and refuses a forged one with 401", async () => {
   const bundle = loadBundle("webdata") as any;
   const body = JSON.stringify(bundle.components.examples["crawlPage-scraped"].value);

@@ -48,11 +48,13 @@ export async function generatedDrift(api: string, packageDir = process.cwd()): P
 }
 
 /**
- * Type-checks the README's first ```ts block inside the package (so the package name resolves to
- * its build), then runs it with the given environment; fetches to `liveOrigin` go to `localUrl`.
+ * Type-checks the README's first ```ts block, or the one in section `## <heading>`, inside the
+ * package (so the package name resolves to its build), then runs it with the given environment;
+ * fetches to `liveOrigin` go to `localUrl`.
  */
-export async function runReadmeExample(liveOrigin: string, localUrl: string, env: Record<string, string>, packageDir = process.cwd()) {
-  const source = firstTsBlock(readFileSync(path.join(packageDir, "README.md"), "utf8"));
+export async function runReadmeExample(liveOrigin: string, localUrl: string, env: Record<string, string>, heading?: string, packageDir = process.cwd()) {
+  const markdown = readFileSync(path.join(packageDir, "README.md"), "utf8");
+  const source = heading ? tsBlockUnder(markdown, heading) : firstTsBlock(markdown);
   const file = path.join(packageDir, ".readme-example.ts");
   writeFileSync(file, source);
   try {
