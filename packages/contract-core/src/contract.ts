@@ -75,5 +75,6 @@ export {
   type RequestToJudge,
 } from "./judgement/exchange.js";
 export { authorizationProblem, type UnauthorizedReason } from "./judgement/authorization.js";
+export { readAnswerBody } from "./judgement/answer-body.js";
 export { counted } from "./wording/counted.js";
 export { redactor, REDACTED } from "./wording/redact.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SentRequest } from "@api-contracts/contract-core";
+import { readAnswerBody, type SentRequest } from "@api-contracts/contract-core";
 import type { Contract, Exchange, Verdict } from "./judge.js";
 import { CheckFailure } from "./checks/failure.js";
 
@@ -56,26 +56,9 @@ function tooLarge(request: Request, limit: number): AnswerTooLargeError {
 
 /** Reads at most `limit` bytes of a body; more is refused without being read. */
 async function readBounded(request: Request, response: Response, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel();
-    throw tooLarge(request, limit);
-  }
-  if (!response.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(request, limit);
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  const bytes = await readAnswerBody(response, limit);
+  if (bytes === undefined) throw tooLarge(request, limit);
+  return bytes;
 }
 
 type RequestInitLoose = {

@@ -1,5 +1,6 @@
 // Sending a request: through the docs server's relay when the page was served by it, else from the
 // page itself. A relay's own failure is the relay speaking, never the target's answer.
+import { readAnswerBody } from "@api-contracts/contract-core/contract";
 import type { Answer } from "./judge.js";
 
 export interface Outgoing {
@@ -22,23 +23,9 @@ export type Sent =
 const BODY_LIMIT = 8 * 1024 * 1024;
 
 async function boundedText(response: Response): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > BODY_LIMIT) throw new Error(`the answer's body is ${declared} bytes, more than the console reads (${BODY_LIMIT})`);
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > BODY_LIMIT) {
-      await reader.cancel();
-      throw new Error(`the answer's body is more than the console reads (${BODY_LIMIT} bytes)`);
-    }
-    chunks.push(value);
-  }
-  return new Blob(chunks).text();
+  const bytes = await readAnswerBody(response, BODY_LIMIT);
+  if (bytes === undefined) throw new Error(`the answer's body is more than the console reads (${BODY_LIMIT} bytes)`);
+  return new TextDecoder().decode(bytes);
 }
 
 const HOW_TO_RELAY =
