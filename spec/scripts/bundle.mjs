@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Bundles each API's split YAML into dist/<api>.openapi.{yaml,json}. The APIs are the OpenAPI
-// entries of redocly.yaml (`<api>@<version>` with an `openapi.yaml` root), so a new API folder
-// is bundled as soon as it is linted.
+// Bundles each API's split YAML into dist/<api>.openapi.{yaml,json}, and every API's facts
+// (<api>/api.yaml, checked against api.schema.json) into dist/apis.json, the registry the tools
+// read. The APIs are the OpenAPI entries of redocly.yaml (`<api>@<version>` with an `openapi.yaml`
+// root), so a new API folder is bundled, and served by every tool, as soon as it is linted.
 //   node scripts/bundle.mjs          write the bundles
 //   node scripts/bundle.mjs --check  exit 1 when a committed bundle is stale
 import { execFileSync } from "node:child_process";
@@ -11,6 +12,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { checkDrift } from "./drift.mjs";
 
@@ -52,26 +54,51 @@ export function bundleApi(api) {
   }
 }
 
+/** The registry file: every API's facts, in redocly.yaml's order. */
+export const REGISTRY_FILE = "dist/apis.json";
+
+let factsValidator;
+
+/**
+ * An API's facts (<api>/api.yaml) as the registry holds them, checked against api.schema.json, with
+ * the API's name and the title of its description put first. That the facts agree with each other
+ * and with the description (every refusal a check needs is worded) is checked where they are read:
+ * contract-core's registry, which reads every API's facts the same way.
+ */
+export function apiFacts(api, bundleText) {
+  factsValidator ??= new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(path.join(specDir, "api.schema.json"), "utf8")));
+  const file = path.join(api.sourceDir, "api.yaml");
+  const facts = parse(readFileSync(path.join(specDir, file), "utf8"));
+  if (!factsValidator(facts)) {
+    const problems = factsValidator.errors.map((e) => `${e.instancePath || "/"} ${e.message}`);
+    throw new Error(`${file}: ${[...new Set(problems)].join("; ")}`);
+  }
+  return { name: api.name, title: parse(bundleText).info.title, ...facts };
+}
+
 function main() {
   const { values } = parseArgs({ options: { check: { type: "boolean", default: false } } });
   let stale = 0;
-  for (const api of describedApis()) {
+  const apis = describedApis();
+  const registry = [];
+  const files = [];
+  for (const api of apis) {
     const { yamlText, jsonText } = bundleApi(api);
-    for (const [file, text] of [
-      [api.bundleYaml, yamlText],
-      [api.bundleJson, jsonText],
-    ]) {
-      if (values.check) {
-        const result = checkDrift({ file, fresh: text, sources: [api.sourceDir, "redocly.yaml"] });
-        if (result.stale) {
-          stale++;
-          console.error(`stale: ${result.reason} (run \`npm run build\` and commit spec/dist)`);
-        }
-      } else {
-        mkdirSync(path.dirname(path.join(specDir, file)), { recursive: true });
-        writeFileSync(path.join(specDir, file), text);
-        console.log(`bundled spec/${file}`);
+    registry.push(apiFacts(api, yamlText));
+    files.push({ file: api.bundleYaml, text: yamlText, sources: [api.sourceDir, "redocly.yaml"] }, { file: api.bundleJson, text: jsonText, sources: [api.sourceDir, "redocly.yaml"] });
+  }
+  files.push({ file: REGISTRY_FILE, text: `${JSON.stringify(registry, null, 2)}\n`, sources: [...apis.map((api) => api.sourceDir), "redocly.yaml", "api.schema.json"] });
+  for (const { file, text, sources } of files) {
+    if (values.check) {
+      const result = checkDrift({ file, fresh: text, sources });
+      if (result.stale) {
+        stale++;
+        console.error(`stale: ${result.reason} (run \`npm run build\` and commit spec/dist)`);
       }
+    } else {
+      mkdirSync(path.dirname(path.join(specDir, file)), { recursive: true });
+      writeFileSync(path.join(specDir, file), text);
+      console.log(`bundled spec/${file}`);
     }
   }
   if (stale) process.exit(1);

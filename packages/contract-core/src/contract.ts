@@ -1,23 +1,24 @@
 /**
- * What the contract says, apart from how servers behave: the validators, the operation and webhook
- * walkers, JSON pointers, the x-rules and each API's error wording. This entry imports no Node
- * built-in, so a browser (the docs console) judges with the same code as the kit and the proxy.
- * The package's main entry re-exports it beside the registry and the file formats; how servers
- * behave is the `./server` entry's.
+ * What the contract says, apart from how servers behave: the wire's rules, the validators, the
+ * operation and webhook walkers, JSON pointers, the x-rules, the decision on a request, the
+ * judgement of an exchange and each API's wording of a refusal. This entry imports no Node built-in,
+ * so a browser (the docs console) decides and judges with the same code as the servers, the kit and
+ * the proxy. The package's main entry re-exports it beside the registry and the file formats; how
+ * servers behave is the `./server` entry's.
  */
+export * from "./wire/index.js";
 export {
   OpenApiValidators,
   errorPath,
   fieldErrors,
   usefulErrors,
-  matchMediaType,
-  isJsonMediaType,
-  normalizeHeaders,
   ERROR_LIMIT,
   FULL_REPORT_NODE_LIMIT,
+  MISSING_BODY,
   type ValidatorOptions,
   type OperationInfo,
   type Parameter,
+  type ParameterReading,
   type RequestPart,
   type RequestParts,
   type FieldError,
@@ -28,9 +29,8 @@ export {
   type Delivery,
   type DeliveryOptions,
   type DeliveryVerdict,
-  type HeaderValues,
 } from "./validation/validators.js";
-export { signWebhook, type WebhookSignatureScheme } from "./webhooks/signature.js";
+export { signWebhook, webhookSignatureScheme, type WebhookSignatureScheme } from "./webhooks/signature.js";
 export { escapePointer, unescapePointer, resolvePointer, follow, isObject, type JsonObject } from "./document/pointer.js";
 export {
   HTTP_METHODS,
@@ -44,10 +44,9 @@ export {
   type MediaEntry,
   type NamedExample,
 } from "./document/walk.js";
-export { acceptsUrl, parseUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, withDefaultScheme, type UrlRule, type XRule } from "./validation/x-rules.js";
+export { acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, withDefaultScheme, type UrlRule, type XRule } from "./validation/x-rules.js";
 export {
-  entitlementsWording,
-  webdataWording,
+  wordingOf,
   describeFieldError,
   fieldMessage,
   truncate,
@@ -58,23 +57,29 @@ export {
   type ErrorWording,
   type WordingContext,
 } from "./wording/wording.js";
+export type { ApiFacts } from "./generated/api-facts.js";
+export {
+  RequestDecider,
+  factsProblems,
+  problemsOf,
+  type ContractProblem,
+  type Decision,
+  type DecideOptions,
+  type IncomingRequest,
+  type ProblemPart,
+  type ReadRequest,
+} from "./judgement/decision.js";
+export { ApiContract, type ApiEntry, type GivenAnswer, type OperationKey } from "./judgement/api-contract.js";
 export {
   ExchangeJudge,
   describeProblem,
-  problemsOf,
-  queryOf,
   summarizeAnswer,
   summarizeKeptAnswer,
   summarizeProblems,
   type AnswerJudgement,
   type AnswerPlan,
   type AnswerToJudge,
-  type ContractProblem,
-  type ProblemPart,
-  type RequestJudgement,
-  type RequestToJudge,
 } from "./judgement/exchange.js";
 export { authorizationProblem, type UnauthorizedReason } from "./judgement/authorization.js";
-export { readAnswerBody } from "./judgement/answer-body.js";
 export { counted } from "./wording/counted.js";
 export { redactor, REDACTED } from "./wording/redact.js";

@@ -1,7 +1,6 @@
 // What the contract says (the `./contract` entry, which a browser runs too), the registry of APIs
 // and the file formats that cross packages. How servers behave is the `./server` entry's.
 export * from "./contract.js";
-export { webhookSignatureScheme } from "./webhooks/signature.js";
 export { checkWebhookSignature, type SignOptions, type SignatureFailure, type SignatureCheck, type SignatureCheckOptions } from "@api-contracts/client-runtime/webhooks";
 export {
   DELIVERY_ORDER_GRACE_MS,
@@ -16,6 +15,7 @@ export {
   askedFindings,
   describeFinding,
   jobEventsOf,
+  type JobConventions,
   orderFindings,
   judgeJobCalls,
   methodProblem,
@@ -26,12 +26,10 @@ export {
   type JobJudgeOptions,
   type JobToJudge,
 } from "./judgement/jobs.js";
-export { registerApi, listApis, getApi, loadBundle, bundleFiles, type ApiName, type ApiDefinition, type BundleSource } from "./document/registry.js";
-export { documentedAnswer, type InjectedAnswer } from "./document/answers.js";
-export { ContractErrors, refusal } from "./wording/refusals.js";
+export { API_DIRS_VARIABLE, registerApi, readApiFolder, listApis, getApi, loadBundle, bundleFiles, contractOf, type ApiName, type ApiDefinition, type BundleSource } from "./registry/registry.js";
+export { documentedAnswer, type InjectedAnswer } from "./judgement/answers.js";
 export {
   FAULTS_FILE_LIMIT,
-  MAX_LATENCY_MS,
   FaultsError,
   checkFaultTargets,
   faultsSchema,

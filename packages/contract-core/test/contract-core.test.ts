@@ -1,24 +1,26 @@
 import { describe, expect, it } from "vitest";
 import {
-  ContractErrors,
   ERROR_LIMIT,
   OpenApiValidators,
-  entitlementsWording,
+  contractOf,
   getApi,
   hasSchemalessObject,
   listApis,
   pathRegexProblem,
   loadBundle,
-  refusal,
   registerApi,
   walkOperations,
-  webdataWording,
-  type ErrorWording,
   type JsonObject,
   type Problem,
   type RequestParts,
 } from "../src/index.js";
-import { petStore } from "./fixture.js";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { THIRD_API, THIRD_API_DIR } from "@api-contracts/dev-tools/testing";
+import { readApiFolder } from "../src/index.js";
+import { petFacts, petStore } from "./fixture.js";
 
 const request = (overrides: Partial<RequestParts>): RequestParts => ({ path: "/pets", query: {}, headers: { "x-trace-id": "abc" }, body: undefined, ...overrides });
 
@@ -195,7 +197,7 @@ describe("prototype keys", () => {
     expect(errors.map((e) => e.path)).toEqual([["__proto__"], ["constructor"]]);
     expect(pets.component("Problem")(JSON.parse('{"title": "x", "__proto__": {"polluted": true}}'))).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    const reply = webdataWording.word({ kind: "invalid", errors });
+    const reply = contractOf("webdata").wording.word({ kind: "invalid", errors });
     expect(reply.body).toMatchObject({ details: [{ code: "unrecognized_keys", keys: ["__proto__"] }, { code: "unrecognized_keys", keys: ["constructor"] }] });
   });
 });
@@ -226,58 +228,63 @@ describe("walking operations", () => {
 });
 
 describe("error wording", () => {
+  const entitlements = contractOf("entitlements");
+  const webdata = contractOf("webdata");
+
   it("entitlements: every problem becomes its Error object, with the documented codes", () => {
     const codes = (
       [
         [{ kind: "unauthorized", reason: "missing" }, 401, "no_secret_key"],
         [{ kind: "unauthorized", reason: "unknown-key" }, 401, "invalid_secret_key"],
         [{ kind: "invalid", errors: [{ in: "body", path: ["feature_id"], keyword: "required", params: {}, message: "x" }] }, 400, "invalid_inputs"],
-        [{ kind: "invalid", errors: [{ in: "header", path: ["x-api-version"], keyword: "pattern", params: {}, message: "x" }] }, 400, "invalid_api_version"],
+        [{ kind: "invalid", errors: [{ in: "header", path: ["x-api-version"], keyword: "pattern", params: {}, message: "x" }], refusal: "invalid-api-version", value: "9.9.9" }, 400, "invalid_api_version"],
         [{ kind: "not-found", method: "GET", path: "/v9" }, 404, "invalid_request"],
-        [{ kind: "malformed-json" }, 400, "invalid_inputs"],
         [{ kind: "too-large", limit: 10 }, 413, "payload_too_large"],
         [{ kind: "timeout" }, 408, "request_timeout"],
         [{ kind: "bad-gateway", message: "upstream sent 200 without balance" }, 502, "internal_error"],
         [{ kind: "internal" }, 500, "internal_error"],
       ] as const
     ).map(([problem, status, code]) => {
-      const reply = entitlementsWording.word(problem as Problem, { env: "live" });
+      const reply = entitlements.wording.word(problem as Problem, { env: "live" });
       expect(reply.status).toBe(status);
       expect(reply.body).toMatchObject({ code, env: "live", message: expect.any(String) });
       return code;
     });
-    expect(codes).toHaveLength(10);
-    expect(refusal("entitlements", { kind: "invalid", errors: [{ in: "body", path: ["feature_id"], keyword: "required", params: {}, message: "" }] }).body).toMatchObject({
+    expect(codes).toHaveLength(9);
+    expect(entitlements.reply({ kind: "invalid", errors: [{ in: "body", path: ["feature_id"], keyword: "required", params: {}, message: "" }] }).body).toEqual({
       message: "Invalid inputs: feature_id is required",
+      code: "invalid_inputs",
+      env: "sandbox",
     });
+    expect(entitlements.wording.word({ kind: "invalid", errors: [], refusal: "invalid-api-version", value: "2.0.1" }).body).toMatchObject({ message: '"2.0.1" is not a valid API version' });
   });
 
   it("webdata: validation is a BAD_REQUEST with zod-style details, everything else the error envelope", () => {
-    const invalid = webdataWording.word({ kind: "invalid", errors: [{ in: "body", path: ["limit"], keyword: "type", params: { type: "integer" }, message: "must be integer" }] });
+    const invalid = webdata.wording.word({ kind: "invalid", errors: [{ in: "body", path: ["limit"], keyword: "type", params: { type: "integer" }, message: "must be integer" }] });
     expect(invalid).toEqual({ status: 400, body: { success: false, code: "BAD_REQUEST", error: "Bad Request", details: [{ code: "invalid_type", path: ["limit"], expected: "integer", message: "limit: must be integer" }] } });
-    expect(webdataWording.word({ kind: "unauthorized", reason: "empty" })).toEqual({ status: 401, body: { success: false, error: "Unauthorized: Token missing" } });
-    expect(webdataWording.word({ kind: "malformed-json" }).body).toMatchObject({ code: "BAD_REQUEST_INVALID_JSON" });
-    expect(webdataWording.word({ kind: "timeout" }).status).toBe(408);
-    expect(webdataWording.word({ kind: "bad-gateway", message: "no answer" })).toEqual({ status: 502, body: { success: false, error: "Bad gateway: no answer" } });
+    expect(webdata.wording.word({ kind: "unauthorized", reason: "empty" })).toEqual({ status: 401, body: { success: false, error: "Unauthorized: Token missing" } });
+    expect(webdata.wording.word({ kind: "malformed-json" }).body).toMatchObject({ code: "BAD_REQUEST_INVALID_JSON" });
+    expect(webdata.wording.word({ kind: "timeout" }).status).toBe(408);
+    expect(webdata.wording.word({ kind: "bad-gateway", message: "no answer" })).toEqual({ status: 502, body: { success: false, error: "Bad gateway: no answer" } });
+    expect(webdata.wording.word({ kind: "bad-request", message: "Prefer code=999 is not an HTTP status code" })).toEqual({
+      status: 400,
+      body: { success: false, code: "BAD_REQUEST", error: "Bad Request", details: [{ code: "custom", path: [], message: "Prefer code=999 is not an HTTP status code" }] },
+    });
   });
 
   it("error bodies stay small: messages are cut, and a body stays under 64 KB whatever the input", () => {
     const huge = "k".repeat(1_000_000);
     const errors = Array.from({ length: ERROR_LIMIT }, () => ({ in: "body" as const, path: [huge, huge], keyword: "additionalProperties", params: {}, message: huge }));
-    for (const wording of [entitlementsWording, webdataWording]) {
+    for (const { wording } of [entitlements, webdata]) {
       const text = JSON.stringify(wording.word({ kind: "invalid", errors }).body);
       expect(text.length).toBeLessThan(64 * 1024);
       expect(JSON.stringify(wording.word({ kind: "not-found", method: huge, path: huge }).body).length).toBeLessThan(2_000);
+      expect(JSON.stringify(wording.word({ kind: "invalid", errors: [], refusal: wording.refusalOf({ kind: "invalid", errors: [] }), value: huge }).body).length).toBeLessThan(2_000);
     }
   });
 
   it("the real bundles accept the worded bodies at the statuses they document", () => {
-    const errors = new ContractErrors("webdata");
-    const reply = errors.reply({ kind: "invalid", errors: [{ in: "path", path: ["id"], keyword: "format", params: { format: "uuid" }, message: "x" }] }, { method: "DELETE", path: "/v2/crawl/{id}" });
-    // The operation documents its own sentence for a malformed id; the description's example wins.
-    expect(reply).toEqual({ status: 400, body: { success: false, error: "Invalid job ID format. Job ID must be a valid UUID." } });
-    const entitlements = new ContractErrors("entitlements");
-    for (const problem of [{ kind: "unauthorized", reason: "missing" }, { kind: "malformed-json" }, { kind: "internal" }] as const) {
+    for (const problem of [{ kind: "unauthorized", reason: "missing" }, { kind: "bad-request", message: "no" }, { kind: "internal" }] as const) {
       const { status, body } = entitlements.reply(problem, { method: "POST", path: "/v1/balances.check" });
       expect(entitlements.validators.response("POST", "/v1/balances.check", status)!(body), problem.kind).toBe(true);
     }
@@ -285,42 +292,68 @@ describe("error wording", () => {
 });
 
 describe("registry", () => {
-  it("knows both APIs with their bundles, ports, keys, clients and wording", () => {
-    expect(listApis().map((api) => [api.name, api.mockPort, api.keyEnv, api.client.factory])).toEqual([
-      ["entitlements", 4011, "ENTITLEMENTS_API_KEY", "createEntitlementsClient"],
-      ["webdata", 4010, "WEBDATA_API_KEY", "createWebdataClient"],
+  it("knows both APIs with their bundles, ports, keys, clients and wording, from the spec's apis.json", () => {
+    expect(listApis().map((api) => [api.name, api.title, api.mockPort, api.key.variable, api.client?.factory])).toEqual([
+      ["entitlements", "Entitlements API", 4011, "ENTITLEMENTS_API_KEY", "createEntitlementsClient"],
+      ["webdata", "Web Data API", 4010, "WEBDATA_API_KEY", "createWebdataClient"],
     ]);
-    expect(getApi("webdata").wording).toBe(webdataWording);
+    expect(getApi("webdata").errors.refusals["unauthorized-empty"]).toEqual({ status: 401, body: { success: false, error: "Unauthorized: Token missing" } });
     expect(() => getApi("billing")).toThrow(/unknown API 'billing'; known: entitlements, webdata/);
+    expect(contractOf("webdata")).toBe(contractOf("webdata"));
   });
 
-  it("a third API is one registry entry: its bundle loads, validators and wording work", () => {
-    const problemWording: ErrorWording = {
-      word: (problem) => ({ status: problem.kind === "invalid" ? 422 : 400, body: { title: problem.kind } }),
-    };
-    const unregister = registerApi({
-      name: "pets",
-      title: "Pets API",
-      bundle: { document: petStore() },
-      mockPort: 4012,
-      keyPrefix: "pk_",
-      keyEnv: "PETS_API_KEY",
-      client: { package: "@example/pets-client", factory: "createPetsClient" },
-      wording: problemWording,
-    });
+  it("a third API is one registry entry: its bundle loads, validators, decision and wording work", () => {
+    const unregister = registerApi({ ...petFacts(), bundle: { document: petStore() } });
     try {
       expect(listApis().map((api) => api.name)).toEqual(["entitlements", "webdata", "pets"]);
-      const errors = new ContractErrors("pets");
-      const found = errors.validators.request("POST", "/pets").validate(request({ body: { kind: "cow" } }));
+      const pets = contractOf("pets");
+      const found = pets.validators.request("POST", "/pets").validate(request({ body: { kind: "cow" } }));
       expect(found.map((e) => e.path)).toEqual([["name"], ["kind"]]);
-      const reply = errors.reply({ kind: "invalid", errors: found }, { method: "POST", path: "/pets" });
-      expect(reply).toEqual({ status: 422, body: { title: "invalid" } });
-      expect(refusal("pets", { kind: "timeout" })).toEqual({ status: 400, body: { title: "timeout" } });
+      const decision = pets.decide({ method: "POST", target: "/pets", headers: { "x-trace-id": "abc", "content-type": "application/json" }, body: '{"kind":"cow"}' });
+      expect(pets.refusalOf(decision)).toEqual({ status: 400, body: { title: "invalid", detail: 'name is required; kind: must be one of "cat", "dog"' } });
+      expect(pets.reply({ kind: "timeout" })).toEqual({ status: 408, body: { title: "timeout", detail: "" } });
       expect(() => registerApi({ ...getApi("pets") })).toThrow(/already registered/);
     } finally {
       unregister();
     }
     expect(listApis().map((api) => api.name)).toEqual(["entitlements", "webdata"]);
+  });
+
+  it("an API described only by its folder (openapi.json, api.json) is read, decided and worded like the spec's", () => {
+    const notes = readApiFolder(THIRD_API_DIR);
+    expect([notes.name, notes.title, notes.mockPort, notes.key.prefix]).toEqual([THIRD_API, "Notes API", 4012, "nk_"]);
+    const unregister = registerApi(notes);
+    try {
+      const contract = contractOf(THIRD_API);
+      const decision = contract.decide({ method: "POST", target: "/v1/notes", headers: { authorization: "Bearer nk_1", "content-type": "text/plain" }, body: "hi" });
+      expect(contract.refusalOf(decision)).toEqual({ status: 415, body: { error: { code: "unsupported_media_type", message: "Send application/json, not text/plain" } } });
+    } finally {
+      unregister();
+    }
+  });
+
+  it("CONTRACT_API_DIRS adds API folders to every tool's registry; a folder that is not one stops the tool with its reason", () => {
+    const script = `import("@api-contracts/contract-core").then(({ listApis, contractOf }) => {
+      const notes = contractOf("${THIRD_API}");
+      const decision = notes.decide({ method: "GET", target: "/v1/notes?limit=99", headers: { authorization: "Bearer nk_1" } });
+      console.log(JSON.stringify([listApis().map((api) => api.name), notes.refusalOf(decision)]));
+    })`;
+    const run = (dirs: string) => execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: path.dirname(THIRD_API_DIR), env: { ...process.env, CONTRACT_API_DIRS: dirs }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    expect(JSON.parse(run(THIRD_API_DIR))).toEqual([
+      ["entitlements", "webdata", THIRD_API],
+      { status: 400, body: { error: { code: "invalid", message: "limit: must be <= 50" } } },
+    ]);
+    const broken = mkdtempSync(path.join(tmpdir(), "api-folder-"));
+    writeFileSync(path.join(broken, "api.json"), JSON.stringify({ mockPort: "x" }));
+    writeFileSync(path.join(broken, "openapi.json"), "{}");
+    expect(() => run(broken)).toThrow(/api\.json is not of the facts' format: \/ must have required property 'key'/);
+  });
+
+  it("an API whose facts do not hold together is refused, naming what is missing", () => {
+    const facts = petFacts();
+    delete (facts.errors.refusals as Record<string, unknown>)["malformed-json"];
+    facts.requests.checks = ["authorization", "schema", "body", "parameters"];
+    expect(() => registerApi({ ...facts, bundle: { document: petStore() } })).toThrow(/errors.refusals has no malformed-json, which requests need; requests.checks judges the schema before the body is read/);
   });
 
   it("a refusal answered from an operation's 4XX or default response is held to that response's schema", () => {
@@ -333,29 +366,19 @@ describe("registry", () => {
       description: "problem",
       content: {
         "application/json": {
-          schema: { type: "object", required: ["detail"], properties: { detail: { type: "string" } } },
+          schema: { type: "object", required: ["detail"], properties: { detail: { type: "string" } }, additionalProperties: false },
           examples: { documented: { value: { detail: "the documented refusal" } } },
         },
       },
     };
-    // The wording's body has no `detail`, so only the documented example fits the response.
-    const wording: ErrorWording = { word: (problem) => ({ status: problem.kind === "timeout" ? 408 : 400, body: { title: problem.kind } }) };
+    // The facts' body has a `title` the schema does not take, so only the documented example fits the response.
     for (const [name, responses] of [
       ["by-range", { "4XX": problemResponse }],
       ["by-default", { default: problemResponse }],
     ] as const) {
-      const unregister = registerApi({
-        name,
-        title: name,
-        bundle: { document: documented(responses) },
-        mockPort: 4013,
-        keyPrefix: "k_",
-        keyEnv: "RANGES_API_KEY",
-        client: { package: "@example/ranges-client", factory: "createRangesClient" },
-        wording,
-      });
+      const unregister = registerApi({ ...petFacts(), name, title: name, bundle: { document: documented(responses) } });
       try {
-        const reply = new ContractErrors(name).reply({ kind: "timeout" }, { method: "POST", path: "/things" });
+        const reply = contractOf(name).reply({ kind: "timeout" }, { method: "POST", path: "/things" });
         expect(reply).toEqual({ status: 408, body: { detail: "the documented refusal" } });
       } finally {
         unregister();

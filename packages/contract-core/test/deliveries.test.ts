@@ -72,7 +72,7 @@ describe("WebhookDeliverer", () => {
     const subscription = webhookSubscription(loadBundle("webdata"), { method: "POST", path: "/v2/crawl" }, {
       url: "https://example.com",
       webhook: { url: ` ${base}/ok/signed `, headers: { "X-Team": "docs", "Content-Length": "3", Host: "evil.example" }, metadata: { project: "docs" } },
-    })!;
+    }, "webhook")!;
     expect(sender.send(jobEventCall(subscription, { type: "crawl.started", id: crawlId, success: true, data: [] }))).toBe(true);
     await sender.settled();
     const [call] = receivedAt("/ok/signed");
@@ -209,24 +209,24 @@ describe("webhookSubscription", () => {
   const crawl = { method: "POST", path: "/v2/crawl" };
 
   it("reads a bare string as {url} with the description's defaults: every event, no headers, empty metadata", () => {
-    expect(webhookSubscription(document, crawl, { url: "https://example.com", webhook: " https://hooks.example/x " })).toEqual({
+    expect(webhookSubscription(document, crawl, { url: "https://example.com", webhook: " https://hooks.example/x " }, "webhook")).toEqual({
       url: "https://hooks.example/x",
       headers: {},
       metadata: {},
       events: ["started", "page", "completed", "failed"],
     });
-    expect(webhookSubscription(document, crawl, { url: "https://example.com" })).toBeUndefined();
+    expect(webhookSubscription(document, crawl, { url: "https://example.com" }, "webhook")).toBeUndefined();
   });
 
   it("takesWebhook: only operations whose request body has a webhook member; their bodies alone are read", () => {
-    expect(takesWebhook(document, crawl)).toBe(true);
-    expect(takesWebhook(document, { method: "DELETE", path: "/v2/crawl/{id}" })).toBe(false);
-    expect(takesWebhook(loadBundle("entitlements"), { method: "POST", path: "/v1/balances.track" })).toBe(false);
-    expect(webhookSubscription(loadBundle("entitlements"), { method: "POST", path: "/v1/balances.track" }, { webhook: "https://hooks.example" })).toBeUndefined();
+    expect(takesWebhook(document, crawl, "webhook")).toBe(true);
+    expect(takesWebhook(document, { method: "DELETE", path: "/v2/crawl/{id}" }, "webhook")).toBe(false);
+    expect(takesWebhook(loadBundle("entitlements"), { method: "POST", path: "/v1/balances.track" }, "webhook")).toBe(false);
+    expect(webhookSubscription(loadBundle("entitlements"), { method: "POST", path: "/v1/balances.track" }, { webhook: "https://hooks.example" }, "webhook")).toBeUndefined();
   });
 
   it("keeps the given events, headers and metadata; an empty events list takes every event", () => {
-    const subscription = webhookSubscription(document, crawl, { webhook: { url: "https://hooks.example", events: ["completed"], headers: { a: "b" }, metadata: { m: "n" } } })!;
+    const subscription = webhookSubscription(document, crawl, { webhook: { url: "https://hooks.example", events: ["completed"], headers: { a: "b" }, metadata: { m: "n" } } }, "webhook")!;
     expect(subscription).toMatchObject({ events: ["completed"], headers: { a: "b" }, metadata: { m: "n" } });
     expect(subscribesTo(subscription, "crawl.completed")).toBe(true);
     expect(subscribesTo(subscription, "crawl.page")).toBe(false);
@@ -234,7 +234,7 @@ describe("webhookSubscription", () => {
   });
 
   it("subscriptionMismatches: an event not asked for, metadata not echoed exactly, a header missing or changed", () => {
-    const subscription = webhookSubscription(document, crawl, { webhook: { url: "https://hooks.example", events: ["completed"], headers: { "X-Team": "docs" }, metadata: { a: "1", b: "2" } } })!;
+    const subscription = webhookSubscription(document, crawl, { webhook: { url: "https://hooks.example", events: ["completed"], headers: { "X-Team": "docs" }, metadata: { a: "1", b: "2" } } }, "webhook")!;
     const payload = { type: "crawl.completed", metadata: { b: "2", a: "1" } };
     expect(subscriptionMismatches(subscription, { payload, headers: { "x-team": "docs" } })).toEqual([]);
     expect(subscriptionMismatches(subscription, { payload: { type: "crawl.page", metadata: { a: "1" } }, headers: { "X-TEAM": "other" } })).toEqual([
@@ -244,12 +244,12 @@ describe("webhookSubscription", () => {
     ]);
     expect(subscriptionMismatches(subscription, { payload: { type: "crawl.completed" }, headers: {} }).map((m) => m.member)).toEqual(["metadata", "headers"]);
     // No metadata asked and none sent is no mismatch: a payload may leave out an empty metadata.
-    const bare = webhookSubscription(document, crawl, { webhook: "https://hooks.example" })!;
+    const bare = webhookSubscription(document, crawl, { webhook: "https://hooks.example" }, "webhook")!;
     expect(subscriptionMismatches(bare, { payload: { type: "crawl.page" }, headers: {} })).toEqual([]);
   });
 
   it("jobEventCall carries error only when given and a new webhookId every call", () => {
-    const subscription = webhookSubscription(document, crawl, { webhook: "https://hooks.example" })!;
+    const subscription = webhookSubscription(document, crawl, { webhook: "https://hooks.example" }, "webhook")!;
     const failed = jobEventCall(subscription, { type: "crawl.page", id: crawlId, success: false, data: [{ metadata: { sourceURL: "https://example.com/a" } }], error: "Request timed out" });
     const again = jobEventCall(subscription, { type: "crawl.page", id: crawlId, success: true, data: [{ metadata: {} }] });
     expect(failed.payload).toMatchObject({ success: false, error: "Request timed out", metadata: {} });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { JsonObject } from "../src/index.js";
+import type { ApiEntry, JsonObject } from "../src/index.js";
 
 /** The folder the spec package exports under a wildcard key (`./live-requests/*`), read from its manifest. */
 export function specExportDir(key: string): string {
@@ -87,6 +87,45 @@ export function petStore(): JsonObject {
         },
         Pet: { type: "object", required: ["id", "name"], properties: { id: { type: "integer" }, name: { type: "string" } } },
         Problem: { type: "object", required: ["title"], properties: { title: { type: "string" } } },
+      },
+    },
+  };
+}
+
+/** The facts of the pet store: strict JSON bodies, checks in the common order, problems as `{title, detail}`. */
+export function petFacts(): ApiEntry {
+  const refusal = (status: number, title: string) => ({ status, body: { title, detail: "{problems}{message}" } });
+  return {
+    name: "pets",
+    title: "pets",
+    mockPort: 4012,
+    key: { prefix: "pk_", variable: "PETS_API_KEY" },
+    limits: { bodyBytes: 1024 * 1024 },
+    requests: {
+      bodies: [
+        { mediaTypes: ["application/json", "application/*+json"], read: "json" },
+        { mediaTypes: ["*/*"], read: "refuse" },
+      ],
+      checks: ["authorization", "body", "parameters", "schema"],
+    },
+    errors: {
+      codeMember: "title",
+      messageMember: "detail",
+      refusals: {
+        invalid: refusal(400, "invalid"),
+        "unauthorized-missing": refusal(401, "unauthorized"),
+        "unauthorized-empty": refusal(401, "unauthorized"),
+        "unauthorized-malformed": refusal(401, "unauthorized"),
+        "unauthorized-unknown-key": refusal(401, "unauthorized"),
+        "not-found": refusal(404, "not found"),
+        "method-not-allowed": { status: 405, body: { title: "method not allowed", detail: "allowed: {allowed}" } },
+        "malformed-json": refusal(400, "malformed"),
+        "unsupported-media-type": { status: 415, body: { title: "unsupported", detail: "{received}; send {supported}" } },
+        "bad-request": refusal(400, "bad request"),
+        "too-large": { status: 413, body: { title: "too large", detail: "over {limit} bytes" } },
+        timeout: refusal(408, "timeout"),
+        "bad-gateway": refusal(502, "bad gateway"),
+        internal: refusal(500, "internal"),
       },
     },
   };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ExchangeJudge, OpenApiValidators, describeFieldError, queryOf, summarizeAnswer, summarizeProblems, type FieldError } from "../src/contract.js";
-import { petStore } from "./fixture.js";
+import { ApiContract, describeFieldError, queryOf, summarizeAnswer, summarizeProblems, type FieldError } from "../src/contract.js";
+import { petFacts, petStore } from "./fixture.js";
 
-const judge = new ExchangeJudge(new OpenApiValidators(petStore()));
+const { judge } = new ApiContract(petFacts(), petStore());
 const createPet = judge.findOperation("POST", "/pets")!;
 const listPets = judge.findOperation("GET", "/pets")!;
 const lines = (problems: Array<{ in: string; pointer: string; message: string }>) => problems.map((p) => `${p.in}${p.pointer} ${p.message}`);
@@ -10,23 +10,26 @@ const lines = (problems: Array<{ in: string; pointer: string; message: string }>
 describe("a request judged", () => {
   const trace = { "X-Trace-Id": "trace-1", "content-type": "application/json" };
 
-  it("keeps the contract, and its parsed body comes back", () => {
-    expect(judge.request({ method: "post", target: "/pets", headers: trace, bodyText: '{"name":"Rex"}' })).toMatchObject({ operation: createPet, problems: [], body: { name: "Rex" } });
+  it("keeps the contract, and the request comes back as read", () => {
+    expect(judge.request({ method: "post", target: "/pets", headers: trace, body: '{"name":"Rex"}' })).toMatchObject({ operation: createPet, problems: [], read: { body: { name: "Rex" }, headers: { "x-trace-id": "trace-1" } } });
   });
 
-  it("names each member at fault by its pointer, with the API's refusal beside it", () => {
-    const judged = judge.request({ method: "POST", target: "/pets", headers: { ...trace, "x-trace-id": "ab" }, bodyText: '{"kind":"cow","extra":1}' });
-    expect(lines(judged.problems)).toEqual(["body/name is required", "body/extra is not a documented member", 'body/kind must be one of "cat", "dog"', "header/x-trace-id must NOT have fewer than 3 characters"]);
+  it("names each member at fault by its pointer, with the API's refusal beside it: the problems of the check that refused", () => {
+    const judged = judge.request({ method: "POST", target: "/pets", headers: trace, body: '{"kind":"cow","extra":1}' });
+    expect(lines(judged.problems)).toEqual(["body/name is required", "body/extra is not a documented member", 'body/kind must be one of "cat", "dog"']);
     expect(judged.refusal).toMatchObject({ kind: "invalid" });
+    // The parameters are checked before the schema: a short trace id is what is refused first.
+    const both = judge.request({ method: "POST", target: "/pets", headers: { "content-type": "application/json", "x-trace-id": "ab" }, body: '{"kind":"cow"}' });
+    expect(lines(both.problems)).toEqual(["header/x-trace-id must NOT have fewer than 3 characters"]);
   });
 
   it("refuses a route, a media type and JSON before the schema", () => {
     expect(lines(judge.request({ method: "PUT", target: "/pets?x=1", headers: {} }).problems)).toEqual(["path PUT /pets is not an operation of the contract; documented at this path: GET, POST"]);
-    expect(judge.request({ method: "POST", target: "/pets", headers: { ...trace, "content-type": "text/plain" }, bodyText: "Rex" })).toMatchObject({
+    expect(judge.request({ method: "POST", target: "/pets", headers: { ...trace, "content-type": "text/plain" }, body: "Rex" })).toMatchObject({
       problems: [{ in: "header", pointer: "/content-type", keyword: "media-type" }],
       refusal: { kind: "unsupported-media-type", received: "text/plain" },
     });
-    expect(judge.request({ method: "POST", target: "/pets", headers: trace, bodyText: "{" })).toMatchObject({ problems: [{ in: "body", keyword: "json", message: "is not valid JSON" }], refusal: { kind: "malformed-json" } });
+    expect(judge.request({ method: "POST", target: "/pets", headers: trace, body: "{" })).toMatchObject({ problems: [{ in: "body", keyword: "json", message: "is not valid JSON" }], refusal: { kind: "malformed-json" } });
   });
 
   it("reads the query from the target, a repeated name as a list", () => {

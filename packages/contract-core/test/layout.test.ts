@@ -1,6 +1,7 @@
 // What the contract says reads apart from how servers behave: no source outside src/server imports
-// one inside it, and nothing the `./contract` entry reaches imports a Node built-in, since the docs
-// console runs that entry in a browser.
+// one inside it, nothing the `./contract` entry reaches imports a Node built-in (the docs console
+// runs that entry in a browser), and the concept folders stand in one order, each importing only
+// from those before it, so that no two of them import each other.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,25 @@ function importsOf(file: string): string[] {
     .importedFiles.map(({ fileName }) => (fileName.startsWith(".") ? path.resolve(path.dirname(file), fileName).replace(/\.js$/, ".ts") : fileName));
 }
 
+/** The concept folders, each importing only from itself and those before it (and from `generated/`, which imports none). */
+const FOLDER_ORDER = ["wire", "document", "webhooks", "validation", "wording", "judgement", "registry", "formats", "server"];
+
 describe("the layout of the sources", () => {
+  it("holds the concept folders to one order: a folder imports only from itself and the folders before it", () => {
+    const folderOf = (file: string) => path.relative(src, file).split(path.sep)[0]!;
+    const folders = new Set(sources.map(folderOf).filter((folder) => !folder.endsWith(".ts") && folder !== "generated"));
+    expect([...folders].sort()).toEqual([...FOLDER_ORDER].sort());
+    const backwards = sources
+      .filter((file) => FOLDER_ORDER.includes(folderOf(file)))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((imported) => imported.startsWith(src) && FOLDER_ORDER.includes(folderOf(imported)))
+          .filter((imported) => FOLDER_ORDER.indexOf(folderOf(imported)) > FOLDER_ORDER.indexOf(folderOf(file)))
+          .map((imported) => `${path.relative(src, file)} imports ${path.relative(src, imported)}`),
+      );
+    expect(backwards).toEqual([]);
+  });
+
   it("keeps the server machinery in src/server, which nothing outside it imports", () => {
     expect(sources.filter((file) => file.startsWith(server)).length).toBeGreaterThan(2);
     const crossings = sources

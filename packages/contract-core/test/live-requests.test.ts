@@ -1,20 +1,23 @@
-// Judges request bodies whose fate at the live services is known (each entry names the source that
-// decides it) with the validators every tool here uses: what the live service accepts, the contract
-// accepts; what it refuses, the contract refuses.
+// Judges requests whose fate at the live services is known (each entry names the source that decides
+// it) with the decision every tool here makes: what the live service accepts, the contract accepts;
+// what it refuses, the contract refuses, with the live status and code where the entry gives them.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { OpenApiValidators, listApis, loadBundle, type FieldError, type RequestPart } from "../src/index.js";
+import { contractOf, listApis, queryString, type ApiContract } from "../src/index.js";
 import { specExportDir } from "./fixture.js";
 
 interface LiveRequest {
   operation: string;
-  /** The concrete path, when the entry judges path parameters too. */
+  /** The concrete path, when the operation's has variables or the entry judges them. */
   path?: string;
   query?: Record<string, unknown>;
-  headers?: Record<string, unknown>;
+  headers?: Record<string, string>;
   body?: unknown;
   live: "accepted" | "refused";
+  /** The live status of a refusal, and the code its body carries (when it carries one). */
+  status?: number;
+  code?: string;
   /** repo@commit, file and symbol (or a seed section) that decide the verdict. */
   source: string;
   why: string;
@@ -35,26 +38,23 @@ function entriesOf(api: string): Array<LiveRequest & { file: string }> {
   return files.flatMap((file) => (JSON.parse(readFileSync(path.join(dir, file), "utf8")) as LiveRequest[]).map((entry) => ({ ...entry, file })));
 }
 
-/** The problems the contract finds in the parts an entry gives (a part it leaves out is not judged). */
-function contractProblems(validators: OpenApiValidators, entry: LiveRequest): FieldError[] {
-  const operation = validators.listOperations().find((op) => op.operationId === entry.operation);
+/** The entry as a whole request, with a key the decision takes and a JSON body when it has one. */
+function decisionOn(contract: ApiContract, entry: LiveRequest) {
+  const operation = contract.validators.listOperations().find((op) => op.operationId === entry.operation);
   if (!operation) throw new Error(`no operation ${entry.operation}`);
-  const judged = new Set<RequestPart>(["body", "query"]);
-  if (entry.headers) judged.add("header");
-  if (entry.path) judged.add("path");
-  return validators
-    .request(operation.method, operation.path)
-    .validate({ path: entry.path ?? operation.path, query: entry.query ?? {}, headers: entry.headers ?? {}, body: entry.body })
-    .filter((problem) => judged.has(problem.in));
+  const target = `${entry.path ?? operation.path}${queryString(entry.query ?? {})}`;
+  const headers = { authorization: `Bearer ${contract.api.key.prefix}live-requests`, ...(entry.body === undefined ? {} : { "content-type": "application/json" }), ...entry.headers };
+  const decision = contract.decide({ method: operation.method, target, headers, ...(entry.body === undefined ? {} : { body: JSON.stringify(entry.body) }) });
+  return { decision, reply: contract.refusalOf(decision) };
 }
 
 const apis = listApis().map((api) => api.name);
 const all = apis.map((api) => ({ api, entries: entriesOf(api) }));
 
-it("the judged requests hold at least 60 bodies across both APIs, every body-taking operation both accepted and refused", () => {
+it("the judged requests hold at least 60 across both APIs, every body-taking operation both accepted and refused", () => {
   expect(all.reduce((sum, { entries }) => sum + entries.length, 0)).toBeGreaterThanOrEqual(60);
   for (const { api, entries } of all) {
-    const validators = new OpenApiValidators(loadBundle(api));
+    const { validators } = contractOf(api);
     const withBody = validators.walkedOperations().filter((op) => op.requestBody).map((op) => op.operationId);
     expect(entries.length, `${api} has no judged requests`).toBeGreaterThan(0);
     for (const operationId of withBody) {
@@ -64,21 +64,27 @@ it("the judged requests hold at least 60 bodies across both APIs, every body-tak
   }
 });
 
-describe.each(all.filter(({ entries }) => entries.length > 0))("$api: the contract judges requests as the live service does", ({ api, entries }) => {
-  const validators = new OpenApiValidators(loadBundle(api));
+describe.each(all.filter(({ entries }) => entries.length > 0))("$api: the contract decides requests as the live service does", ({ api, entries }) => {
+  const contract = contractOf(api);
 
   it("every entry names its operation, its verdict and the source that decides it", () => {
     for (const entry of entries) {
       expect(["accepted", "refused"], `${entry.file}: ${entry.why}`).toContain(entry.live);
       expect(entry.source, `${entry.file}: ${entry.why}`).toMatch(SOURCE);
       expect(entry.why.length, entry.file).toBeGreaterThan(0);
+      if (entry.live === "accepted") expect(entry.status ?? entry.code, `${entry.file}: an accepted entry has no refusal status or code`).toBeUndefined();
     }
   });
 
-  it.each(entries.map((entry, index) => [`${entry.file} #${index} ${entry.live}: ${entry.why}`, entry] as const))("%s", (_name, entry) => {
-    const problems = contractProblems(validators, entry);
-    const shown = problems.map((problem) => `${problem.in} ${problem.path.join(".")}: ${problem.message}`).join("; ");
-    if (entry.live === "accepted") expect(problems, shown).toEqual([]);
-    else expect(problems.length, `the contract accepts what the live service refuses (${entry.source})`).toBeGreaterThan(0);
+  it.each(entries.map((entry, index) => [`${entry.file} #${index} ${entry.live}${entry.status ? ` ${entry.status}` : ""}: ${entry.why}`, entry] as const))("%s", (_name, entry) => {
+    const { decision, reply } = decisionOn(contract, entry);
+    const shown = decision.problems.map((problem) => `${problem.in}${problem.pointer} ${problem.message}`).join("; ");
+    if (entry.live === "accepted") {
+      expect(decision.refusal, shown).toBeUndefined();
+      return;
+    }
+    expect(decision.refusal, `the contract accepts what the live service refuses (${entry.source})`).toBeDefined();
+    if (entry.status !== undefined) expect(reply!.status, shown).toBe(entry.status);
+    if (entry.code !== undefined) expect(contract.codeOf(reply!.body), shown).toBe(entry.code);
   });
 });

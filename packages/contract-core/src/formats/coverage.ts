@@ -4,7 +4,7 @@
 import { escapePointer, follow, isObject, type JsonObject } from "../document/pointer.js";
 import { documentedResponseFor, walkOperations, type WalkedOperation } from "../document/walk.js";
 import type { Coverage, OperationCoverage } from "../generated/coverage.js";
-import { isJsonMediaType } from "../validation/validators.js";
+import { isJsonMediaType } from "../wire/media-types.js";
 import { shippedSchema } from "./files.js";
 
 export type { Coverage, OperationCoverage, StatusCoverage, MemberCoverage, CoverageTotals, CoverageTally } from "../generated/coverage.js";

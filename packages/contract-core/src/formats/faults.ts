@@ -2,10 +2,11 @@
 // --faults`) both take: one JSON Schema (schema/faults.schema.json), one parser, and the checks a
 // schema cannot make (operations that exist, statuses they document), each naming its rule.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { documentedAnswer } from "../document/answers.js";
-import { loadBundle, type ApiName } from "../document/registry.js";
 import type { FaultRule, Faults, Latency } from "../generated/faults.js";
-import { OpenApiValidators } from "../validation/validators.js";
+import { documentedAnswer } from "../judgement/answers.js";
+import { contractOf, type ApiName } from "../registry/registry.js";
+import type { OpenApiValidators } from "../validation/validators.js";
+import { MAX_LATENCY_MS, type FaultName } from "../wire/prefer.js";
 import { fieldMessage } from "../wording/wording.js";
 import { listProblems, readJsonFile, shippedSchema } from "./files.js";
 
@@ -18,8 +19,6 @@ export class FaultsError extends Error {
 
 /** A faults file larger than this is refused: it is a short list a person writes. */
 export const FAULTS_FILE_LIMIT = 256 * 1024;
-/** The longest delay a rule, or `Prefer: latency=`, may ask for, in milliseconds. */
-export const MAX_LATENCY_MS = 60_000;
 
 /** A rule as the injectors read it: defaults filled in, its name and position known. */
 export interface CheckedFaultRule {
@@ -31,7 +30,7 @@ export interface CheckedFaultRule {
   operations: string[] | undefined;
   probability: number;
   latency: Latency | undefined;
-  fault: "reset" | "hang" | "slow-body" | undefined;
+  fault: FaultName | undefined;
   status: number | undefined;
   retryAfter: number | undefined;
 }
@@ -151,6 +150,6 @@ export function checkFaultTargets(rules: readonly CheckedFaultRule[], targets: F
 export function loadFaults(file: string, apis: readonly ApiName[]): CheckedFaultRule[] {
   const named = `--faults ${file}`;
   const rules = parseFaults(readJsonFile(file, named, FAULTS_FILE_LIMIT, FaultsError), named);
-  checkFaultTargets(rules, { apis: apis.map((name) => ({ name, validators: new OpenApiValidators(loadBundle(name)) })) }, named);
+  checkFaultTargets(rules, { apis: apis.map((name) => ({ name, validators: contractOf(name).validators })) }, named);
   return rules;
 }

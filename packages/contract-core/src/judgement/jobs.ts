@@ -3,10 +3,13 @@
 // their order. The kit, the proxy and conformance call this and keep only how they get the calls
 // and how they report the findings.
 import { isObject } from "../document/pointer.js";
+import type { ApiFacts } from "../generated/api-facts.js";
 import { walkWebhooks } from "../document/walk.js";
-import type { HeaderValues, OpenApiValidators } from "../validation/validators.js";
+import type { OpenApiValidators } from "../validation/validators.js";
+import type { HeaderValues } from "../wire/headers.js";
 import { DELIVERY_ORDER_GRACE_MS, subscribesTo, subscriptionMismatches, takesWebhook, type WebhookSubscription } from "../webhooks/subscriptions.js";
-import { describeProblem, problemsOf, type ContractProblem } from "./exchange.js";
+import { problemsOf, type ContractProblem } from "./decision.js";
+import { describeProblem } from "./exchange.js";
 
 /** The webhooks of a job's kind: every event, the one sent first, the one sent last. */
 export interface JobEvents {
@@ -15,21 +18,24 @@ export interface JobEvents {
   last: string;
 }
 
+/** How an API's jobs report on themselves: its facts' `jobs`. */
+export type JobConventions = NonNullable<ApiFacts["jobs"]>;
+
 /**
  * The webhooks an operation's requests subscribe to, read from the contract: those sharing its
- * tag, with a first (`*.started`) and a last (`*.completed`) event. Undefined when its requests
- * take no webhook.
+ * tag, with a first (`*.started`) and a last (`*.completed`) event, as the API's job conventions
+ * name them. Undefined when its requests take no webhook.
  */
-export function jobEventsOf(validators: OpenApiValidators, operationId: string): JobEvents | undefined {
+export function jobEventsOf(validators: OpenApiValidators, operationId: string, jobs: JobConventions): JobEvents | undefined {
   const walked = validators.walkedOperations().find((op) => op.operationId === operationId);
-  if (!walked || !takesWebhook(validators.document, walked)) return undefined;
+  if (!walked || !takesWebhook(validators.document, walked, jobs.webhookMember)) return undefined;
   const tagsOf = (node: unknown) => (isObject(node) && Array.isArray(node.tags) ? node.tags.filter((tag): tag is string => typeof tag === "string") : []);
   const tags = tagsOf(walked.operation);
   const events = walkWebhooks(validators.document)
     .filter((webhook) => tagsOf(webhook.operation).some((tag) => tags.includes(tag)))
     .map((webhook) => webhook.event);
-  const first = events.find((event) => event.endsWith(".started"));
-  const last = events.find((event) => event.endsWith(".completed"));
+  const first = events.find((event) => event.endsWith(`.${jobs.firstEvent}`));
+  const last = events.find((event) => event.endsWith(`.${jobs.lastEvent}`));
   return first && last ? { events, first, last } : undefined;
 }
 

@@ -5,6 +5,7 @@
  */
 // Every export of these modules is public: what is internal to them is not exported.
 export * from "./http-edge.js";
+export * from "./bodies.js";
 export * from "./faults/plan.js";
 export * from "./faults/effects.js";
 export * from "./webhook-sender.js";

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { JsonObject } from "../document/pointer.js";
 import { signWebhook, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import type { WebhookSubscription } from "../webhooks/subscriptions.js";
-import { parseUrl } from "../validation/x-rules.js";
+import { parseUrl } from "../wire/urls.js";
 
 /** How far a sender of webhook calls may go; see {@link WebhookDeliverer}. */
 export interface DeliveryLimits {

@@ -3,6 +3,9 @@ import addFormatsModule from "ajv-formats";
 import { cached, escapePointer, isObject, unescapePointer, type JsonObject } from "../document/pointer.js";
 import { documentedResponseFor, walkOperations, walkWebhooks, type WalkedOperation, type WalkedParameter } from "../document/walk.js";
 import { checkWebhookSignature, type SignatureCheck } from "@api-contracts/client-runtime/webhooks";
+import { normalizeHeaders, type HeaderValues } from "../wire/headers.js";
+import { isJsonMediaType, matchMediaType } from "../wire/media-types.js";
+import { pathMatcher } from "../wire/path-templates.js";
 import { webhookSignatureScheme, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import { addXRules } from "./x-rules.js";
 
@@ -64,8 +67,20 @@ export interface RequestValidators extends OperationInfo {
   pathParams: ValidateFunction;
   query: ValidateFunction;
   headers: ValidateFunction;
+  /** The documented parameters of a request, read as the operation's schemas coerce them, and their problems (body left out). */
+  readParameters(request: Omit<RequestParts, "body">): ParameterReading;
   /** Every check at once, in the order body, header, query, path; an empty list means valid. */
   validate(request: RequestParts): FieldError[];
+}
+
+/** A request's documented parameters, each as its schema reads it (`"true"` a boolean), by location. */
+export interface ParameterReading {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  /** By lower-case name. */
+  headers: Record<string, unknown>;
+  /** Problems of the header, query and path parameters, in that order. */
+  errors: FieldError[];
 }
 
 export interface DocumentedResponse {
@@ -179,37 +194,6 @@ export function fieldErrors(errors: readonly ErrorObject[] | null | undefined, w
   return found;
 }
 
-/** Header values by any-case name, as Node and fetch hand them over; a repeated header may come as a list. */
-export type HeaderValues = Record<string, string | readonly string[] | undefined>;
-
-/** Lower-case names, one string per header (a repeated header's values joined with `, `, as RFC 9110 §5.3 allows). */
-export function normalizeHeaders(headers: HeaderValues): Record<string, string> {
-  // A Map, not an object: a header may be named `constructor` or `__proto__`.
-  const normalized = new Map<string, string>();
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const joined = typeof value === "string" ? value : value.join(", ");
-    const key = name.toLowerCase();
-    const earlier = normalized.get(key);
-    normalized.set(key, earlier === undefined ? joined : `${earlier}, ${joined}`);
-  }
-  return Object.fromEntries(normalized);
-}
-
-export function isJsonMediaType(mediaType: string): boolean {
-  return mediaType === "application/json" || mediaType.endsWith("+json");
-}
-
-/** The documented media type that covers a Content-Type: the same type, `type/*` or `*\/*`. */
-export function matchMediaType(contentType: string, documented: string[]): string | undefined {
-  const received = contentType.split(";")[0]!.trim().toLowerCase();
-  return documented.find((key) => {
-    const type = key.toLowerCase();
-    if (type === received || type === "*/*") return true;
-    return type.endsWith("/*") && received.startsWith(type.slice(0, -1));
-  });
-}
-
 /**
  * Walks a value once, without recursion (a parsed body can be nested deeper than the stack): whether
  * it is small enough to be reported in full, and where it holds non-finite numbers. JSON cannot
@@ -273,35 +257,6 @@ function bounded(full: ValidateFunction, firstOnly: () => ValidateFunction): Val
   validate.schemaEnv = full.schemaEnv;
   validate.errors = null;
   return validate;
-}
-
-/** Matches a concrete path against a template and returns its decoded variables. */
-function pathMatcher(template: string): (path: string) => Record<string, string> | undefined {
-  const names: string[] = [];
-  const source = template
-    .split(/(\{[^}]+\})/)
-    .map((part) => {
-      if (!/^\{[^}]+\}$/.test(part)) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      names.push(part.slice(1, -1));
-      return "([^/]*)";
-    })
-    .join("");
-  const pattern = new RegExp(`^${source}$`);
-  return (path) => {
-    const match = pattern.exec(path);
-    if (!match) return undefined;
-    const values: Record<string, string> = {};
-    names.forEach((name, i) => {
-      const raw = match[i + 1]!;
-      try {
-        values[name] = decodeURIComponent(raw);
-      } catch {
-        // A broken escape is still a value, and the schema decides whether it is acceptable.
-        values[name] = raw;
-      }
-    });
-    return values;
-  };
 }
 
 function makeAjv(document: JsonObject, coerce: boolean, allErrors: boolean, now: () => number): Ajv2020 {
@@ -508,28 +463,37 @@ export class OpenApiValidators {
 
     // Locations without parameters are skipped: nothing there can fail.
     const groups = [headers, query, pathParams].filter((g) => g.names.length > 0);
-    const validate = (request: RequestParts): FieldError[] => {
-      const errors: FieldError[] = [];
-      const add = (found: FieldError[]) => addBounded(errors, found);
-      if (body) {
-        if (request.body === undefined) {
-          if (bodyRequired) errors.push({ in: "body", path: [], keyword: "required", params: {}, message: "is required" });
-        } else if (!body(request.body)) {
-          add(fieldErrors(body.errors, "body"));
-        }
-      }
+    const readParameters = (request: Omit<RequestParts, "body">): ParameterReading => {
+      const reading: ParameterReading = { path: {}, query: {}, headers: {}, errors: [] };
       for (const { where, names, validate: check } of groups) {
         const source: Record<string, unknown> = where === "path" ? (op.match(request.path) ?? {}) : where === "query" ? request.query : request.headers;
+        // Copies: ajv coerces in place, and the request's own objects stay as they came.
         const values: Record<string, unknown> = {};
         for (const name of names) if (Object.hasOwn(source, name)) values[name] = source[name];
-        if (!check(values)) add(fieldErrors(check.errors, where));
+        if (!check(values)) addBounded(reading.errors, fieldErrors(check.errors, where));
+        reading[where === "header" ? "headers" : where] = values;
       }
+      return reading;
+    };
+    const validate = (request: RequestParts): FieldError[] => {
+      const errors: FieldError[] = [];
+      if (body) {
+        if (request.body === undefined) {
+          if (bodyRequired) errors.push(MISSING_BODY);
+        } else if (!body(request.body)) {
+          addBounded(errors, fieldErrors(body.errors, "body"));
+        }
+      }
+      addBounded(errors, readParameters(request).errors);
       return errors;
     };
 
-    return { ...info(op), parameters, body, bodyRequired, pathParams: pathParams.validate, query: query.validate, headers: headers.validate, validate };
+    return { ...info(op), parameters, body, bodyRequired, pathParams: pathParams.validate, query: query.validate, headers: headers.validate, readParameters, validate };
   }
 }
+
+/** A required body that did not come. */
+export const MISSING_BODY: FieldError = { in: "body", path: [], keyword: "required", params: {}, message: "is required" };
 
 /** Adds errors to a list until it holds {@link ERROR_LIMIT}. */
 function addBounded(errors: FieldError[], found: readonly FieldError[]): void {

@@ -2,6 +2,7 @@ import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
 import type { DataValidationCxt } from "ajv/dist/types/index.js";
 import { getEmptyResult, parseImpl, type FLAG, type IPublicSuffix } from "tldts-core";
 import { escapePointer, isObject } from "../document/pointer.js";
+import { parseUrl } from "../wire/urls.js";
 
 /** A rule of the spec's `x-rules` extension: a constraint between members that JSON Schema cannot state. */
 export type XRule =
@@ -78,19 +79,6 @@ function lastLabelSuffix(hostname: string, _options: unknown, out: IPublicSuffix
  */
 export function withDefaultScheme(url: string, scheme: string): string {
   return /^[^.:]+:\/\//.test(url) ? url : `${scheme}://${url}`;
-}
-
-/**
- * A string as the WHATWG parser reads it, or undefined when it does not parse. Not `URL.canParse`:
- * on Node 20, once a hot caller is optimised, its fast path reads a Latin-1 string as UTF-8 and
- * refuses valid URLs that hold a non-ASCII Latin-1 character (`straße.de`, `ü` in a query).
- */
-export function parseUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Whether a URL rule accepts a string. */

@@ -1,11 +1,11 @@
-// A request's `webhook` member as the service reads it, and what a received call must keep of it:
-// what the contract says about a subscription, read by the servers that send calls and by the
-// judges of the calls received.
+// A request's webhook member (its name is the API's facts': `jobs.webhookMember`) as the service
+// reads it, and what a received call must keep of it: what the contract says about a subscription,
+// read by the servers that send calls and by the judges of the calls received.
 import { cached, escapePointer, follow, isObject, resolvePointer, type JsonObject } from "../document/pointer.js";
-import { normalizeHeaders, type HeaderValues } from "../validation/validators.js";
+import { normalizeHeaders, type HeaderValues } from "../wire/headers.js";
 
 /**
- * A request's `webhook` member as the service reads it: where to call, with which extra headers,
+ * A request's webhook member as the service reads it: where to call, with which extra headers,
  * which `metadata` to echo, and which events (short names: `started`, `page`).
  */
 export interface WebhookSubscription {
@@ -24,16 +24,16 @@ const stringRecord = (value: unknown): Record<string, string> => {
 };
 
 /**
- * The `default` of each member of the object form of the `webhook` member of an operation's JSON
+ * The `default` of each member of the object form of the webhook member of an operation's JSON
  * request body, `$ref`s followed; null when the body has no such member.
  */
-function readWebhookDefaults(document: JsonObject, method: string, path: string): JsonObject | null {
+function readWebhookDefaults(document: JsonObject, method: string, path: string, webhookMember: string): JsonObject | null {
   const at = (node: unknown, pointer: string): unknown => follow(document, node, pointer).node;
   const operation = resolvePointer(document, `/paths/${escapePointer(path)}/${method.toLowerCase()}`);
   const body = at(isObject(operation) ? operation.requestBody : undefined, "#/requestBody");
   const content = isObject(body) && isObject(body.content) ? body.content["application/json"] : undefined;
   const schema = at(isObject(content) ? content.schema : undefined, "#/schema");
-  const member = at(isObject(schema) && isObject(schema.properties) ? schema.properties.webhook : undefined, "#/webhook");
+  const member = at(isObject(schema) && isObject(schema.properties) ? schema.properties[webhookMember] : undefined, "#/webhook");
   if (!isObject(member)) return null;
   const branches = [member, ...(Array.isArray(member.oneOf) ? member.oneOf : []), ...(Array.isArray(member.anyOf) ? member.anyOf : [])];
   for (const branch of branches.map((node) => at(node, "#/webhook"))) {
@@ -51,30 +51,30 @@ function readWebhookDefaults(document: JsonObject, method: string, path: string)
 const defaultsSeen = new WeakMap<JsonObject, Map<string, JsonObject | null>>();
 
 /**
- * The defaults of the object form of an operation's `webhook` request member, or null when its
- * requests carry no webhook (read once per document and operation).
+ * The defaults of the object form of an operation's webhook request member, or null when its
+ * requests carry no webhook (read once per document, operation and member).
  */
-function webhookDefaults(document: JsonObject, method: string, path: string): JsonObject | null {
+function webhookDefaults(document: JsonObject, method: string, path: string, webhookMember: string): JsonObject | null {
   const seen = cached(defaultsSeen, document, () => new Map());
-  return cached(seen, `${method.toUpperCase()} ${path}`, () => readWebhookDefaults(document, method, path));
+  return cached(seen, `${method.toUpperCase()} ${path} ${webhookMember}`, () => readWebhookDefaults(document, method, path, webhookMember));
 }
 
-/** Whether an operation's JSON request body has a `webhook` member (`POST /v2/crawl`). */
-export function takesWebhook(document: JsonObject, operation: { method: string; path: string }): boolean {
-  return webhookDefaults(document, operation.method, operation.path) !== null;
+/** Whether an operation's JSON request body has the webhook member (`webhook` of `POST /v2/crawl`). */
+export function takesWebhook(document: JsonObject, operation: { method: string; path: string }, webhookMember: string): boolean {
+  return webhookDefaults(document, operation.method, operation.path, webhookMember) !== null;
 }
 
 /**
- * The `webhook` member of an accepted request body (`POST /v2/crawl`), read as the service reads it:
- * a bare string is `{url}`, members left out take the description's defaults. Undefined when the
- * body has no webhook, or the operation's requests carry none.
+ * The webhook member of an accepted request body (`webhook` of `POST /v2/crawl`), read as the
+ * service reads it: a bare string is `{url}`, members left out take the description's defaults.
+ * Undefined when the body has no webhook, or the operation's requests carry none.
  */
-export function webhookSubscription(document: JsonObject, operation: { method: string; path: string }, body: unknown): WebhookSubscription | undefined {
-  const member = isObject(body) ? body.webhook : undefined;
+export function webhookSubscription(document: JsonObject, operation: { method: string; path: string }, body: unknown, webhookMember: string): WebhookSubscription | undefined {
+  const member = isObject(body) ? body[webhookMember] : undefined;
   if (member === undefined || member === null) return undefined;
   const given: JsonObject = typeof member === "string" ? { url: member } : isObject(member) ? member : {};
   if (typeof given.url !== "string") return undefined;
-  const defaults = webhookDefaults(document, operation.method, operation.path);
+  const defaults = webhookDefaults(document, operation.method, operation.path, webhookMember);
   if (defaults === null) return undefined;
   const events = Array.isArray(given.events) ? given.events : Array.isArray(defaults.events) ? defaults.events : [];
   return {

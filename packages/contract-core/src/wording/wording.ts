@@ -1,9 +1,17 @@
+// How a refusal becomes an API's documented error answer. The words, codes, statuses and shapes are
+// each API's facts (`errors` of spec/<api>/api.yaml); this module only fills them in, so that every
+// server and judge answers a refusal the same way, and a new API brings its wording as data.
+import type { ApiFacts } from "../generated/api-facts.js";
 import type { FieldError } from "../validation/validators.js";
 
-/** Why a request is refused, in terms every API can word its own way. */
+/** Why a request is refused, in terms every API words its own way. */
 export type Problem =
-  /** The request broke the contract; `errors` are the problems found (at most about 20). */
-  | { kind: "invalid"; errors: FieldError[] }
+  /**
+   * The request broke the contract; `errors` are the problems found (at most about 20). `refusal`
+   * names the API's own refusal for the check that found them (`invalid-api-version`), `value` the
+   * value of the parameter at fault.
+   */
+  | { kind: "invalid"; errors: FieldError[]; refusal?: string; value?: string }
   /** No usable API key: no `Authorization`, `Bearer` with nothing after it, not `Bearer <key>`, or a key the server does not know. */
   | { kind: "unauthorized"; reason: "missing" | "empty" | "malformed" | "unknown-key" }
   /** No operation at this path, or none for this method (`allowed` lists the methods that are). */
@@ -25,24 +33,19 @@ export interface ErrorReply {
   body: unknown;
 }
 
-export interface WordingContext {
-  /** For APIs whose error bodies name the environment of the key: `sandbox` (default) or `live`. */
-  env?: string;
-}
+/** Values of the API's own placeholders for one answer (`env`: the environment of the key); the facts give the defaults. */
+export type WordingContext = Record<string, string | undefined>;
 
 /** How one API turns a refusal into its documented error body. */
 export interface ErrorWording {
   word(problem: Problem, context?: WordingContext): ErrorReply;
-  /**
-   * Whether a documented example at the reply's status says the problem better than the built
-   * body (its exact words from the description), for servers that can look examples up.
-   */
-  prefersExample?(problem: Problem, example: unknown): boolean;
+  /** The name of the refusal a problem is worded by (`invalid-unknown-member`, `unauthorized-empty`). */
+  refusalOf(problem: Problem): string;
 }
 
 /** Longest human-readable message in an error body; longer ones are cut and marked. */
 export const MESSAGE_LIMIT = 1_000;
-/** Longest member name or path shown in a message. */
+/** Longest member name, path, media type or value shown in a message. */
 const NAME_LIMIT = 100;
 /** Deepest member path shown. */
 const PATH_DEPTH_LIMIT = 16;
@@ -53,7 +56,7 @@ export function truncate(text: string, limit = MESSAGE_LIMIT): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
 
-function shortPath(path: Array<string | number>): Array<string | number> {
+function shortPath(path: ReadonlyArray<string | number>): Array<string | number> {
   const kept = path.slice(0, PATH_DEPTH_LIMIT).map((part) => (typeof part === "string" ? truncate(part, NAME_LIMIT) : part));
   if (path.length > PATH_DEPTH_LIMIT) kept.push("…");
   return kept;
@@ -107,137 +110,111 @@ export function describeFieldError(error: FieldError): string {
   return `${field}: ${message}`;
 }
 
-function describeAll(errors: FieldError[]): string {
-  return truncate([...new Set(errors.map(describeFieldError))].join("; "));
-}
-
-function notFoundMessage(problem: Extract<Problem, { kind: "not-found" }>): string {
-  const where = truncate(problem.path.split("?")[0]!, 200);
-  const method = truncate(problem.method, 20);
-  if (problem.allowed && problem.allowed.length > 0) return `Method ${method} is not allowed on ${where}; allowed: ${problem.allowed.join(", ")}`;
-  return `No operation serves ${method} ${where}`;
-}
-
-/** The Entitlements API: every error is `{ message, code, env }`. */
-export const entitlementsWording: ErrorWording = {
-  word(problem, context = {}) {
-    const env = context.env ?? "sandbox";
-    const reply = (status: number, code: string, message: string): ErrorReply => ({ status, body: { message: truncate(message), code, env } });
-    switch (problem.kind) {
-      case "invalid": {
-        const versionOnly = problem.errors.length > 0 && problem.errors.every((e) => e.in === "header" && e.path[0] === "x-api-version");
-        if (versionOnly) return reply(400, "invalid_api_version", `Invalid API version: ${describeAll(problem.errors)}`);
-        return reply(400, "invalid_inputs", `Invalid inputs: ${describeAll(problem.errors)}`);
-      }
-      case "unauthorized":
-        return problem.reason === "missing" || problem.reason === "empty"
-          ? reply(401, "no_secret_key", "Secret key not found in Authorization header")
-          : reply(401, "invalid_secret_key", "Invalid secret key");
-      case "not-found":
-        // The error codes name no unknown route; the request itself is what is wrong.
-        return reply(404, "invalid_request", notFoundMessage(problem));
-      case "malformed-json":
-        return reply(400, "invalid_inputs", "Invalid inputs: the request body is not valid JSON");
-      case "unsupported-media-type":
-        return reply(400, "invalid_inputs", `Invalid inputs: content type '${truncate(problem.received, NAME_LIMIT)}' is not supported; send ${problem.supported.join(" or ")}`);
-      case "bad-request":
-        return reply(400, "invalid_request", problem.message);
-      case "too-large":
-        return reply(413, "payload_too_large", `The request body is larger than ${problem.limit} bytes`);
-      case "timeout":
-        return reply(408, "request_timeout", "The request did not arrive in time");
-      case "bad-gateway":
-        return reply(502, "internal_error", `Bad gateway: ${problem.message}`);
-      case "internal":
-        return reply(500, "internal_error", "An unexpected error occurred");
-    }
-  },
-};
-
-/** The issue codes the Web Data API documents for `details[].code`, by JSON Schema keyword. */
-const issueCodes: Record<string, string> = {
-  required: "invalid_type",
-  type: "invalid_type",
-  additionalProperties: "unrecognized_keys",
-  unevaluatedProperties: "unrecognized_keys",
-  enum: "invalid_value",
-  const: "invalid_value",
-  minimum: "too_small",
-  exclusiveMinimum: "too_small",
-  minLength: "too_small",
-  minItems: "too_small",
-  minProperties: "too_small",
-  maximum: "too_big",
-  exclusiveMaximum: "too_big",
-  maxLength: "too_big",
-  maxItems: "too_big",
-  maxProperties: "too_big",
-  format: "invalid_format",
-  pattern: "invalid_format",
-};
-
-const UNRECOGNIZED_KEY = "Unrecognized key in body -- please review the v2 API documentation for request body changes";
-
-/** One zod-style issue, as the Web Data API reports validation problems. */
-function issue(error: FieldError): Record<string, unknown> {
-  const code = issueCodes[error.keyword] ?? "custom";
+/**
+ * One problem as a zod issue (`{code, path, message}`), as services built on zod list them: the
+ * code by the facts' table of JSON Schema keywords (`custom` otherwise); an unknown member is an
+ * `unrecognized_keys` issue at its parent, naming it in `keys`; a type error names the `expected` type.
+ */
+function zodIssue(error: FieldError, codes: Record<string, string>): Record<string, unknown> {
+  const code = codes[error.keyword] ?? "custom";
   const path = shortPath(error.path);
-  const entry: Record<string, unknown> = { code, path, message: describeFieldError(error) };
-  if (code === "unrecognized_keys") {
-    entry.path = path.slice(0, -1);
-    const keys = path.slice(-1).map(String);
-    entry.keys = keys;
-    // The wording of the description's own example of this issue.
-    entry.message = `Unrecognized key: ${JSON.stringify(keys[0] ?? "")}`;
+  if (isUnknownMember(error)) {
+    const key = String(path.at(-1) ?? "");
+    return { code, path: path.slice(0, -1), keys: [key], message: `Unrecognized key: ${JSON.stringify(key)}` };
   }
-  if (error.keyword === "type" && typeof error.params.type === "string") entry.expected = error.params.type;
-  return entry;
+  const issue: Record<string, unknown> = { code, path, message: describeFieldError(error) };
+  if (error.keyword === "type" && typeof error.params.type === "string") issue.expected = error.params.type;
+  return issue;
 }
 
-function validationBody(error: string, details: Array<Record<string, unknown>>): Record<string, unknown> {
-  const body = { success: false, code: "BAD_REQUEST", error, details };
-  // Twenty issues with messages at their limit stay far below it; this is the last guard.
-  while (details.length > 1 && JSON.stringify(body).length > ERROR_BODY_LIMIT) details.pop();
-  return body;
+/** The whole value `{issues}` in a refusal's body is the problems as a list. */
+const ISSUES = "{issues}";
+const PLACEHOLDER = /\{([a-z]+)\}/g;
+/** The placeholders a problem fills in; the facts' `placeholders` add their own. */
+const PROBLEM_PLACEHOLDERS = ["problems", "issues", "value", "method", "path", "allowed", "limit", "received", "supported", "message"];
+
+/** Placeholders of a refusal's body that neither a problem nor the facts give a value: a typo the answers would carry as empty text. */
+export function unknownPlaceholders(errors: ApiFacts["errors"]): string[] {
+  const known = new Set([...PROBLEM_PLACEHOLDERS, ...Object.keys(errors.placeholders ?? {})]);
+  const used = [...JSON.stringify(errors.refusals).matchAll(PLACEHOLDER)].map((match) => match[1]!);
+  return [...new Set(used.filter((name) => !known.has(name)))];
 }
 
-/** The Web Data API: `{ success: false, error }`, and for validation a `BAD_REQUEST` with zod-style `details`. */
-export const webdataWording: ErrorWording = {
-  word(problem) {
-    const reply = (status: number, error: string): ErrorReply => ({ status, body: { success: false, error: truncate(error) } });
-    const custom = (message: string): ErrorReply => ({ status: 400, body: validationBody("Bad Request", [{ code: "custom", path: [], message: truncate(message) }]) });
+type Refusal = ApiFacts["errors"]["refusals"][string];
+
+/** The wording of an API from its facts: each refusal's status and body, with the placeholders filled in. */
+export function wordingOf(errors: ApiFacts["errors"]): ErrorWording {
+  const refusals = new Map<string, Refusal>(Object.entries(errors.refusals));
+  const codes = errors.issueCodes ?? {};
+
+  const refusalOf = (problem: Problem): string => {
     switch (problem.kind) {
-      case "invalid": {
-        const unknownMember = problem.errors.some((e) => e.in === "body" && isUnknownMember(e));
-        const details = problem.errors.map(issue);
-        if (details.length === 0) details.push({ code: "custom", path: [], message: "Bad Request" });
-        return { status: 400, body: validationBody(unknownMember ? UNRECOGNIZED_KEY : "Bad Request", details) };
-      }
+      case "invalid":
+        if (problem.refusal !== undefined) return problem.refusal;
+        return refusals.has("invalid-unknown-member") && problem.errors.some((e) => e.in === "body" && isUnknownMember(e)) ? "invalid-unknown-member" : "invalid";
       case "unauthorized":
-        if (problem.reason === "missing") return reply(401, "Unauthorized");
-        return reply(401, problem.reason === "empty" ? "Unauthorized: Token missing" : "Unauthorized: Invalid token");
+        return `unauthorized-${problem.reason}`;
       case "not-found":
-        return reply(404, notFoundMessage(problem));
-      case "malformed-json":
-        return { status: 400, body: { success: false, code: "BAD_REQUEST_INVALID_JSON", error: "Bad request, malformed JSON" } };
-      case "unsupported-media-type":
-        return custom(`Content type '${truncate(problem.received, NAME_LIMIT)}' is not supported; send ${problem.supported.join(" or ")}`);
-      case "bad-request":
-        return custom(problem.message);
-      case "too-large":
-        return reply(413, "Request body is too large");
-      case "timeout":
-        return reply(408, "Request timed out");
-      case "bad-gateway":
-        return reply(502, `Bad gateway: ${problem.message}`);
-      case "internal":
-        return reply(500, "An unexpected error occurred on the server.");
+        return problem.allowed && problem.allowed.length > 0 ? "method-not-allowed" : "not-found";
+      default:
+        return problem.kind;
     }
-  },
-  prefersExample(problem, example) {
-    // A malformed id in the path has its own documented sentence on some operations.
-    if (problem.kind !== "invalid" || !problem.errors.every((e) => e.in === "path")) return false;
-    const error = typeof example === "object" && example !== null ? (example as { error?: unknown }).error : undefined;
-    return typeof error === "string" && /\bid\b/i.test(error) && /format|uuid/i.test(error);
-  },
-};
+  };
+
+  /** The values a problem gives its placeholders, each cut to a length a message can hold. */
+  const valuesOf = (problem: Problem, context: WordingContext): Map<string, string> => {
+    const values = new Map<string, string>(Object.entries(errors.placeholders ?? {}));
+    for (const [name, value] of Object.entries(context)) if (value !== undefined) values.set(name, value);
+    switch (problem.kind) {
+      case "invalid":
+        values.set("problems", [...new Set(problem.errors.map(describeFieldError))].join("; "));
+        values.set("value", truncate(problem.value ?? "", NAME_LIMIT));
+        break;
+      case "not-found":
+        values.set("method", truncate(problem.method, 20));
+        values.set("path", truncate(problem.path.split("?")[0]!, 200));
+        values.set("allowed", (problem.allowed ?? []).join(", "));
+        break;
+      case "unsupported-media-type":
+        values.set("received", truncate(problem.received, NAME_LIMIT));
+        values.set("supported", problem.supported.join(" or "));
+        break;
+      case "bad-request":
+      case "bad-gateway":
+        values.set("message", problem.message);
+        break;
+      case "too-large":
+        values.set("limit", String(problem.limit));
+        break;
+    }
+    return values;
+  };
+
+  const fill = (template: unknown, values: Map<string, string>, issues: () => Array<Record<string, unknown>>): unknown => {
+    if (template === ISSUES) return issues();
+    // A placeholder the problem gives no value (`{message}` in a refusal that has none) is empty.
+    if (typeof template === "string") return template.includes("{") ? truncate(template.replace(PLACEHOLDER, (_, name: string) => values.get(name) ?? "")) : template;
+    if (Array.isArray(template)) return template.map((item) => fill(item, values, issues));
+    if (typeof template === "object" && template !== null) return Object.fromEntries(Object.entries(template).map(([key, value]) => [key, fill(value, values, issues)]));
+    return template;
+  };
+
+  return {
+    refusalOf,
+    word(problem, context = {}) {
+      const name = refusalOf(problem);
+      const refusal = refusals.get(name);
+      if (!refusal) throw new Error(`the API's facts word no refusal ${name}`);
+      let listed: Array<Record<string, unknown>> = [];
+      const issues = () => {
+        listed = problem.kind === "invalid" ? problem.errors.map((error) => zodIssue(error, codes)) : [];
+        if (listed.length === 0) listed.push({ code: "custom", path: [], message: "Bad Request" });
+        return listed;
+      };
+      const body = fill(refusal.body, valuesOf(problem, context), issues);
+      // Twenty issues with messages at their limit stay far below it; this is the last guard.
+      while (listed.length > 1 && JSON.stringify(body).length > ERROR_BODY_LIMIT) listed.pop();
+      return { status: refusal.status, body };
+    },
+  };
+}

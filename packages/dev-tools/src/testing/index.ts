@@ -10,3 +10,4 @@ export { mockServerSetup, type StartMockServer } from "./mock-server.js";
 export { failureReason, loadForWebRuntime } from "./webhooks.js";
 export { firecrawlVector, standardWebhooksVector, standardWebhooksHeaders } from "./webhook-vectors.js";
 export { bundleEntry, kilobytes, mainEntrySizeTest, type EntryBundle } from "./bundle-size.js";
+export { THIRD_API, THIRD_API_DIR } from "./third-api.js";

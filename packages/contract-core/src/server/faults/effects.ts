@@ -1,7 +1,7 @@
 // What an injected fault does to a node:http exchange. Every timer is bounded and cleared as soon as
 // the connection closes, so that no fault outlives its client or keeps a closing server open.
 import type { ServerResponse } from "node:http";
-import type { InjectedAnswer } from "../../document/answers.js";
+import type { InjectedAnswer } from "../../judgement/answers.js";
 
 /** A slow body goes out in this many pieces (fewer for a shorter body)... */
 const SLOW_BODY_PIECES = 10;

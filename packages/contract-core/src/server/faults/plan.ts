@@ -1,9 +1,10 @@
 // Which rule fires on a request: the rules of its operation, in file order, each drawing from one
 // seeded generator, so that the same seed and the same requests give the same faults.
-import { documentedAnswer, type InjectedAnswer } from "../../document/answers.js";
-import { loadBundle, type ApiName } from "../../document/registry.js";
-import { FaultsError, MAX_LATENCY_MS, type CheckedFaultRule, type Latency } from "../../formats/faults.js";
-import { OpenApiValidators } from "../../validation/validators.js";
+import { FaultsError, type CheckedFaultRule, type Latency } from "../../formats/faults.js";
+import { documentedAnswer, type InjectedAnswer } from "../../judgement/answers.js";
+import { contractOf, type ApiName } from "../../registry/registry.js";
+import type { OpenApiValidators } from "../../validation/validators.js";
+import { MAX_LATENCY_MS, type FaultName } from "../../wire/prefer.js";
 
 /** What a server does to one request: wait, then give its answer, or fail in one of these ways. */
 export interface FaultDecision {
@@ -11,7 +12,7 @@ export interface FaultDecision {
   rule: string;
   /** Delay before anything is sent, in milliseconds. */
   latencyMs: number;
-  fault?: "reset" | "hang" | "slow-body";
+  fault?: FaultName;
   /** An error answer given in place of the real one. */
   answer?: InjectedAnswer;
 }
@@ -138,7 +139,7 @@ export class FaultInjector {
  * request to the operation fails and whose second gets through, as a test of retries needs.
  */
 export function seedFor(rules: readonly CheckedFaultRule[], api: ApiName, operationId: string, pattern: readonly boolean[]): number {
-  const validators = new OpenApiValidators(loadBundle(api));
+  const { validators } = contractOf(api);
   for (let seed = 0; seed < 100_000; seed++) {
     const injector = new FaultInjector(rules, { validators, service: api, seed });
     if (pattern.every((fires) => (injector.decide(operationId) !== undefined) === fires)) return seed;

@@ -1,8 +1,9 @@
 // What an injected error status looks like: the operation's own documented answer at that status,
 // so that a mock and a proxy inject the same bytes a client of the contract is promised.
-import { cached, follow, isObject, type JsonObject } from "./pointer.js";
-import { isJsonMediaType, type OpenApiValidators } from "../validation/validators.js";
-import { examplesOf } from "./walk.js";
+import { cached, follow, isObject, type JsonObject } from "../document/pointer.js";
+import type { OpenApiValidators } from "../validation/validators.js";
+import { isJsonMediaType } from "../wire/media-types.js";
+import { examplesOf } from "../document/walk.js";
 
 /** An answer made up by an injected rule: status, headers and the JSON body, as bytes. */
 export interface InjectedAnswer {

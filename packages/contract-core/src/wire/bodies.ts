@@ -1,4 +1,4 @@
-// Reading an answer's body within a limit, for the tools that fetch an answer to judge it (the
+// Reading a fetched answer's body within a limit, for the tools that fetch an answer to judge it (the
 // kit, the docs console): an answer is untrusted input, and its size is known only as it streams.
 
 /**
