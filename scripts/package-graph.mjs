@@ -20,7 +20,7 @@ export const repoRoot = path.resolve(here, "..");
  * any run of characters but `/`.
  */
 export const LAYERS = [
-  { name: "contract", packages: ["@api-contracts/spec", "@api-contracts/contract-core"], role: "what the contract says and how it is judged" },
+  { name: "contract", packages: ["@api-contracts/spec", "@api-contracts/webhook-signatures", "@api-contracts/contract-core"], role: "what the contract says and how it is judged" },
   { name: "clients", packages: ["@api-contracts/client-runtime", "@api-contracts/*-client"], role: "what applications call the APIs with", never: ["tools"] },
   { name: "servers", packages: ["@api-contracts/mock-server", "@api-contracts/reference-server"], role: "what answers as the APIs", never: ["tools"] },
   { name: "tools", packages: ["@api-contracts/contract-tests", "@api-contracts/contract-proxy"], role: "what judges an implementation: the kit and the proxy" },

@@ -1,7 +1,7 @@
 // What the contract says (the `./contract` entry, which a browser runs too), the registry of APIs
 // and the file formats that cross packages. How servers behave is the `./server` entry's.
 export * from "./contract.js";
-export { checkWebhookSignature, type SignOptions, type SignatureFailure, type SignatureCheck, type SignatureCheckOptions } from "@api-contracts/client-runtime/webhooks";
+export { checkWebhookSignature, type SignOptions, type SignatureFailure, type SignatureCheck, type SignatureCheckOptions } from "@api-contracts/webhook-signatures";
 export {
   DELIVERY_ORDER_GRACE_MS,
   subscribesTo,

@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import { cached, escapePointer, isObject, unescapePointer, type JsonObject } from "../document/pointer.js";
 import { documentedResponseFor, walkOperations, walkWebhooks, type WalkedOperation, type WalkedParameter } from "../document/walk.js";
-import { checkWebhookSignature, type SignatureCheck } from "@api-contracts/client-runtime/webhooks";
+import { checkWebhookSignature, type SignatureCheck } from "@api-contracts/webhook-signatures";
 import { normalizeHeaders, type HeaderValues } from "../wire/headers.js";
 import { isJsonMediaType, matchMediaType } from "../wire/media-types.js";
 import { pathMatcher } from "../wire/path-templates.js";

@@ -1,10 +1,11 @@
-import type { HmacSha256HexScheme, StandardWebhooksScheme } from "@api-contracts/client-runtime/webhooks";
+import type { HmacSha256HexScheme, StandardWebhooksScheme } from "@api-contracts/webhook-signatures";
 import { isObject, type JsonObject } from "../document/pointer.js";
 
-// Signing and checking a call are written once, in client-runtime, which the clients' verifyWebhook
-// use too: one implementation of both schemes and of the constant-time comparison, synchronous and
-// free of Node built-ins (validateDelivery runs in the docs console's browser as well).
-export { signWebhook } from "@api-contracts/client-runtime/webhooks";
+// Signing and checking a call are written once, in @api-contracts/webhook-signatures, which the
+// clients' verifyWebhook use too: one implementation of both schemes and of the constant-time
+// comparison, synchronous and free of Node built-ins (validateDelivery runs in the docs console's
+// browser as well).
+export { signWebhook } from "@api-contracts/webhook-signatures";
 
 /**
  * How a description's webhook calls are signed: its root `x-webhook-signature`. `hmac-sha256-hex`:
