@@ -1,32 +1,35 @@
 #!/usr/bin/env node
-// conformance firecrawl --source <apps/api> [--record <dir>] [--commit <sha>] [--generate <N>] [--report <file>] [--proxy-report <file>]
+// conformance firecrawl --source <checkout> [--record <dir>] [--commit <sha>] [--repository <owner/name>] [--generate <N>] [--report <file>] [--proxy-report <file>]
 // conformance autumn --source <autumn checkout> [--record <dir>] [--commit <sha>] [--report <file>] [--schema-only]
 import { parseArgs } from "node:util";
 import { runAutumn } from "../src/autumn.mjs";
 import { runFirecrawl } from "../src/firecrawl.mjs";
 import { stopAll, stopOnSignals } from "../src/processes.mjs";
 
-const USAGE = `Usage: conformance firecrawl --source <DIR> [--record <DIR>] [--commit <SHA>]
+const USAGE = `Usage: conformance firecrawl --source <DIR> [--record <DIR>] [--commit <SHA>] [--repository <OWNER/NAME>]
                              [--generate <N>] [--report <FILE.json>] [--proxy-report <FILE.jsonl>]
        conformance autumn --source <DIR> [--record <DIR>] [--commit <SHA>] [--report <FILE.json>]
                           [--schema-only]
 
-Installs and starts the open-source Firecrawl API server from DIR (a checkout of its apps/api
-folder) with redis-server on free ports of 127.0.0.1, self-hosted (no database authentication, no
-outside service). With its queue worker beside it, crawls a small static site on 127.0.0.1 with a
-webhook to a receiver on 127.0.0.1 and keeps every delivery; then stops the worker, sends a fixed
-list of requests, judges the answers and deliveries as the replay of the records does, runs
-contract-test against the server, drives the official SDK (@mendable/firecrawl-js: a crawl with a
-few options, its cancel, the token usage) through contract-proxy --strict in front of it, and
-stops everything it started.
+Installs and starts the open-source Firecrawl API server from DIR (a checkout of its repository
+with apps/api and apps/nuq-postgres) on Node 22 from npm, with its nuq queue on PostgreSQL and
+redis-server on free ports of 127.0.0.1, self-hosted (no database authentication, no outside
+service), and a stand-in for its native module (conformance/src/firecrawl-rs). With its nuq and
+queue workers beside it, crawls a small static site on 127.0.0.1 with a webhook to a receiver on
+127.0.0.1 and keeps every delivery; then stops the workers, sends a fixed list of requests, judges
+the answers and deliveries as the replay of the records does, runs contract-test against the
+server, drives the official SDK (@mendable/firecrawl-js: a crawl with a few options, its cancel,
+the token usage) through contract-proxy --strict in front of it, and stops everything it started.
 
-  --source    Firecrawl's apps/api folder (its pnpm-lock.yaml is installed with pnpm from npm)
+  --source    the checkout (apps/api is installed with the pnpm its packageManager names, from npm)
   --record    write the exchanges there, one JSON array per operation, and the webhook crawls'
               deliveries in webhook-deliveries.json (keys removed); a scratch folder such as
               /tmp/recorded/<server>, which CONFORMANCE_RECORDED=/tmp/recorded npm test -w
               conformance -- test/recorded.test.mjs replays (by default the replay judges the
               published records in spec/test/recorded/)
   --commit    the checkout's commit, when DIR is not a git work tree
+  --repository  the repository the commit was taken from, as the records name it
+              (default firecrawl/firecrawl)
   --generate  also run the kit's generated checks, N examples each (seed 20261123)
   --report    where the kit writes its JSON report (default: the run's log folder)
   --proxy-report  where contract-proxy writes its report (default: the run's log folder)
@@ -44,7 +47,8 @@ behavior level (--schema-only: schema alone) with the seeded ids as fixtures. Ac
 differences: conformance/known-differences/autumn.json. Also needs PostgreSQL (Debian: apt-get
 install -y postgresql); run as root, PostgreSQL runs as the postgres user (runuser).
 
-Needs redis-server on the PATH (Debian: apt-get install -y redis-server) and the npm registry.
+Both need redis-server and PostgreSQL (Debian: apt-get install -y redis-server postgresql) and
+the npm registry.
 Exit status: 0 when every answer and delivery agrees with the contract or differs as listed, no
 kit check failed (a warning, HTTP hygiene, does not) and the proxy reported no violation that is
 not known; 1 otherwise; 2 when set-up fails.`;
@@ -59,6 +63,7 @@ async function main(argv) {
         source: { type: "string" },
         record: { type: "string" },
         commit: { type: "string" },
+        repository: { type: "string" },
         generate: { type: "string" },
         report: { type: "string" },
         "proxy-report": { type: "string" },
@@ -79,8 +84,8 @@ async function main(argv) {
     console.error(`conformance: name the server (firecrawl or autumn) and --source\n\n${USAGE}`);
     return 2;
   }
-  if (positionals[0] === "autumn" && (values.generate !== undefined || values["proxy-report"] !== undefined)) {
-    console.error(`conformance: --generate and --proxy-report are for firecrawl\n\n${USAGE}`);
+  if (positionals[0] === "autumn" && (values.generate !== undefined || values["proxy-report"] !== undefined || values.repository !== undefined)) {
+    console.error(`conformance: --generate, --proxy-report and --repository are for firecrawl\n\n${USAGE}`);
     return 2;
   }
   if (values.generate !== undefined && !/^[1-9]\d*$/.test(values.generate)) {
@@ -96,6 +101,7 @@ async function main(argv) {
       source: values.source,
       record: values.record,
       commit: values.commit,
+      repository: values.repository,
       generate: values.generate && Number(values.generate),
       reportFile: values.report,
       proxyReportFile: values["proxy-report"],

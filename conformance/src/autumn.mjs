@@ -2,15 +2,14 @@
 // this machine: Bun from npm, PostgreSQL and Redis from the system, a stand-in for the message
 // queue, no outside service. Migrates and seeds with Autumn's own scripts and API, records its
 // answers to check, track and finalize, and runs the kit.
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AUTUMN_SEED, autumnRequests } from "./autumn-requests.mjs";
 import { exchange } from "./exchanges.mjs";
-import { freePort, onPath, run, runStep, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
-import { commitOf, httpAnswers, recordAndJudge, redisReplies, runKitLevels, seconds, startRedis } from "./servers.mjs";
+import { freePort, onPath, runStep, startDaemon, stopAll, waitUntil, whenStopped } from "./processes.mjs";
+import { binFromNpm, commitOf, httpAnswers, postgresBinDir, recordAndJudge, redisReplies, runKitLevels, seconds, startPostgres, startRedis } from "./servers.mjs";
 import { startSqsStandIn } from "./sqs-stand-in.mjs";
 
 
@@ -69,35 +68,6 @@ export function prepareCheckout(root) {
     }
     writeJson(file, pkg);
   }
-}
-
-/** The folder of PostgreSQL's server programs: `pg_config --bindir`, else the newest /usr/lib/postgresql/<N>/bin. */
-function postgresBinDir() {
-  try {
-    const dir = execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 }).trim();
-    if (existsSync(path.join(dir, "postgres"))) return dir;
-  } catch {
-    // no pg_config on the PATH
-  }
-  const base = "/usr/lib/postgresql";
-  const versions = existsSync(base) ? readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
-  for (const version of versions) if (existsSync(path.join(base, version, "bin", "postgres"))) return path.join(base, version, "bin");
-  return undefined;
-}
-
-/** PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user. */
-function asPostgresUser(command, args) {
-  if (process.getuid?.() !== 0) return [command, args];
-  return ["runuser", ["-u", "postgres", "--", command, ...args]];
-}
-
-/** The path of `bun` from npm, fetched by npx in a folder of its own (npx in the checkout would read its overrides). */
-async function bunFromNpm(logDir) {
-  const out = path.join(logDir, "bun-path.log");
-  const code = await run("npx", ["-y", "-p", BUN, "sh", "-c", "command -v bun"], { cwd: logDir, timeoutMs: AUTUMN_LIMITS.bunMs, logFile: out });
-  const found = existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").pop() : "";
-  if (code !== 0 || !found) throw new Error(`npx -y -p ${BUN} did not give bun; see ${out}`);
-  return path.dirname(found);
 }
 
 /** The secret key Autumn's setup-test script wrote to server/.env.local (never logged). */
@@ -161,30 +131,13 @@ export async function runAutumn({ source, record, commit, reportFile, behavior =
     const server = `useautumn/autumn@${sha}`;
     log(`source ${root} (${server}); PostgreSQL from ${pgBin}; logs in ${logDir}`);
 
-    const bunDir = await bunFromNpm(logDir);
+    const bunDir = await binFromNpm(BUN, "bun", { logDir, timeoutMs: AUTUMN_LIMITS.bunMs });
     const PATH = `${bunDir}:${pgBin}:${process.env.PATH ?? ""}`;
     prepareCheckout(root);
     log(`installing dependencies with ${BUN} ...`);
     await runStep("bun install", "bun", ["install"], { cwd: root, env: { PATH, HOME: process.env.HOME ?? tmpdir() }, timeoutMs: AUTUMN_LIMITS.installMs, logFile: path.join(logDir, "install.log") });
 
-    // PostgreSQL in a folder of this run (its own: the log folder is root's alone), on a free port
-    // of 127.0.0.1, trusting local connections; removed at the end.
-    const pgDir = mkdtempSync(path.join(tmpdir(), "conformance-autumn-pg-"));
-    whenStopped("autumn-postgres-folder", () => rmSync(pgDir, { recursive: true, force: true }));
-    if (process.getuid?.() === 0) {
-      const idOfPostgres = (flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", timeout: 5_000 }).trim());
-      chownSync(pgDir, idOfPostgres("-u"), idOfPostgres("-g"));
-    }
-    const [initdb, initdbArgs] = asPostgresUser(path.join(pgBin, "initdb"), ["-D", path.join(pgDir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8"]);
-    await runStep("initdb", initdb, initdbArgs, { cwd: pgDir, timeoutMs: 60_000, logFile: path.join(logDir, "initdb.log") });
-    const pgPort = await freePort();
-    const [postgres, postgresArgs] = asPostgresUser(path.join(pgBin, "postgres"), [
-      "-D", path.join(pgDir, "data"), "-p", String(pgPort), "-k", pgDir,
-      "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "max_connections=300",
-    ]);
-    const pg = startDaemon(postgres, postgresArgs, { cwd: pgDir, logFile: path.join(logDir, "postgres.log") });
-    const psql = (database, sql) => run("psql", ["-h", "127.0.0.1", "-p", String(pgPort), "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql], { env: { PATH }, timeoutMs: 15_000, logFile: path.join(logDir, "psql.log") });
-    await waitUntil(async () => (await psql("postgres", "select 1")) === 0, { timeoutMs: AUTUMN_LIMITS.postgresReadyMs, what: "PostgreSQL", stillRunning: () => pg.exitCode === null });
+    const { port: pgPort, psql } = await startPostgres({ pgBin, logDir, name: "autumn", timeoutMs: AUTUMN_LIMITS.postgresReadyMs });
     if ((await psql("postgres", "create database autumn")) !== 0 || (await psql("autumn", "create extension if not exists pg_trgm")) !== 0) {
       throw new Error(`creating the database failed; see ${path.join(logDir, "psql.log")}`);
     }

@@ -1,6 +1,7 @@
-// Preloaded (`node --require`) into Firecrawl's queue worker: its liveness endpoint listens on a
-// port without a host (firecrawl/firecrawl@61e38dc893a5 apps/api/src/services/queue-worker.ts,
-// `app.listen(workerPort, ...)`), which is every interface of the machine. A run listens on
+// Preloaded (`node --require`) into Firecrawl's workers: their health endpoints listen on a port
+// without a host (yzkee/firecrawl@ca0be9b7d91e apps/api/src/services/queue-worker.ts
+// `app.listen(workerPort, ...)`, apps/api/src/services/worker/nuq-worker-runner.ts
+// `app.listen(config.NUQ_WORKER_PORT, ...)`), which is every interface of the machine. A run listens on
 // loopback only, so a listen that names a port but no host binds 127.0.0.1; any other listen is
 // left as it is. The server's own code is not changed.
 "use strict";

@@ -71,17 +71,20 @@ function startGroup(command, args, { cwd, env, logFile, quiet }) {
       if (!quiet && !sink) echo.write(chunk);
     });
   }
-  child.once("exit", () => {
-    running.delete(child.pid);
-    sink?.end();
+  child.once("exit", () => running.delete(child.pid));
+  // The output ends after the exit: the log is closed once the child's pipes are, and `logged`
+  // resolves when all of it is in the file.
+  child.logged = new Promise((resolve) => {
+    child.once("close", () => (sink ? sink.end(resolve) : resolve()));
+    child.once("error", () => (sink ? sink.end(resolve) : resolve()));
   });
   if (child.pid !== undefined) running.set(child.pid, child);
   return child;
 }
 
 /**
- * Runs a command to its end and resolves with its exit code; past `timeoutMs` its whole process
- * group is stopped and the promise rejects, naming the command.
+ * Runs a command to its end and resolves with its exit code once its output is in `logFile`; past
+ * `timeoutMs` its whole process group is stopped and the promise rejects, naming the command.
  */
 export function run(command, args, { cwd, env, timeoutMs, logFile, quiet = false }) {
   return new Promise((resolve, reject) => {
@@ -95,7 +98,8 @@ export function run(command, args, { cwd, env, timeoutMs, logFile, quiet = false
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      resolve(code ?? (signal ? 128 : 1));
+      // A grandchild that keeps the pipes open must not hold the run: 5 s at most for the rest.
+      void Promise.race([child.logged, new Promise((done) => setTimeout(done, 5_000).unref())]).then(() => resolve(code ?? (signal ? 128 : 1)));
     });
   });
 }

@@ -1,14 +1,15 @@
-// What the runs of different servers share: the commit of a checkout, whether Redis and the API
-// answer, how long a step took, the judgement of the run's exchanges, and the kit's run at each
-// level.
+// What the runs of different servers share: the commit of a checkout, programs from npm, Redis and
+// PostgreSQL in folders of the run, whether the API answers, how long a step took, the judgement
+// of the run's exchanges, and the kit's run at each level.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadKnownDifferences } from "@api-contracts/contract-core";
 import { writeRecords } from "./exchanges.mjs";
 import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
-import { freePort, probePort, run, startDaemon, waitUntil } from "./processes.mjs";
+import { freePort, probePort, run, runStep, startDaemon, waitUntil, whenStopped } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -36,6 +37,68 @@ export async function startRedis(logDir, timeoutMs) {
   const redis = startDaemon("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { cwd: logDir, logFile: path.join(logDir, "redis.log") });
   await waitUntil(() => redisReplies(port, "PING", "+PONG"), { timeoutMs, what: "redis-server", stillRunning: () => redis.exitCode === null });
   return port;
+}
+
+/**
+ * The folder of a program an npm package installs (`bin`), fetched by npx into its cache, run from
+ * a folder of its own (npx in a checkout would read the checkout's settings). `PATH` is the one
+ * the program is looked up with (another Node first on it changes nothing here).
+ */
+export async function binFromNpm(spec, bin, { logDir, timeoutMs }) {
+  const out = path.join(logDir, `${bin}-path.log`);
+  const code = await run("npx", ["-y", "-p", spec, "sh", "-c", `command -v ${bin}`], { cwd: logDir, timeoutMs, logFile: out });
+  const found = existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").pop() : "";
+  if (code !== 0 || !found) throw new Error(`npx -y -p ${spec} did not give ${bin}; see ${out}`);
+  return path.dirname(found);
+}
+
+/** The folder of PostgreSQL's server programs: `pg_config --bindir`, else the newest /usr/lib/postgresql/<N>/bin. */
+export function postgresBinDir() {
+  try {
+    const dir = execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 }).trim();
+    if (existsSync(path.join(dir, "postgres"))) return dir;
+  } catch {
+    // no pg_config on the PATH
+  }
+  const base = "/usr/lib/postgresql";
+  const versions = existsSync(base) ? readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const version of versions) if (existsSync(path.join(base, version, "bin", "postgres"))) return path.join(base, version, "bin");
+  return undefined;
+}
+
+/** PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user. */
+function asPostgresUser(command, args) {
+  if (process.getuid?.() !== 0) return [command, args];
+  return ["runuser", ["-u", "postgres", "--", command, ...args]];
+}
+
+/**
+ * PostgreSQL in a folder of its own (removed at the end), on a free port of 127.0.0.1, trusting
+ * local connections, `fsync` off; `pgBin` is postgresBinDir()'s. Resolves once it answers, with its
+ * port and `psql(database, sql)` / `psqlFile(database, file)`, which resolve with psql's exit code
+ * (its output goes to psql.log in `logDir`).
+ */
+export async function startPostgres({ pgBin, logDir, name, timeoutMs }) {
+  const pgDir = mkdtempSync(path.join(tmpdir(), `conformance-${name}-pg-`));
+  whenStopped(`${name}-postgres-folder`, () => rmSync(pgDir, { recursive: true, force: true }));
+  if (process.getuid?.() === 0) {
+    const idOfPostgres = (flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", timeout: 5_000 }).trim());
+    chownSync(pgDir, idOfPostgres("-u"), idOfPostgres("-g"));
+  }
+  const [initdb, initdbArgs] = asPostgresUser(path.join(pgBin, "initdb"), ["-D", path.join(pgDir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8"]);
+  await runStep("initdb", initdb, initdbArgs, { cwd: pgDir, timeoutMs: 60_000, logFile: path.join(logDir, "initdb.log") });
+  const port = await freePort();
+  const [postgres, postgresArgs] = asPostgresUser(path.join(pgBin, "postgres"), [
+    "-D", path.join(pgDir, "data"), "-p", String(port), "-k", pgDir,
+    "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "max_connections=300",
+  ]);
+  const pg = startDaemon(postgres, postgresArgs, { cwd: pgDir, logFile: path.join(logDir, "postgres.log") });
+  const psqlWith = (database, args) =>
+    run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-q", ...args], { env: { PATH: `${pgBin}:${process.env.PATH ?? ""}` }, timeoutMs: 60_000, logFile: path.join(logDir, "psql.log") });
+  const psql = (database, sql) => psqlWith(database, ["-c", sql]);
+  const psqlFile = (database, file) => psqlWith(database, ["-f", file]);
+  await waitUntil(async () => (await psql("postgres", "select 1")) === 0, { timeoutMs, what: "PostgreSQL", stillRunning: () => pg.exitCode === null });
+  return { port, dir: pgDir, psql, psqlFile };
 }
 
 /** Whether the API answers anything over HTTP. */

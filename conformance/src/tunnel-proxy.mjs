@@ -1,8 +1,8 @@
-// A forward proxy on 127.0.0.1 that opens a tunnel (HTTP CONNECT) to one origin only, the static
-// site of the run, and refuses every other target. Firecrawl's fetch engine refuses to connect to
-// a private or loopback address itself; with `PROXY_SERVER` set (its documented self-hosting
-// option) it connects through the proxy instead, and the proxy decides what is reachable. Here
-// nothing but the site is.
+// A forward proxy on 127.0.0.1 that opens tunnels (HTTP CONNECT) to the origins it is given only,
+// the static site of the run and its webhook receiver, and refuses every other target. With
+// `PROXY_SERVER` set (its documented self-hosting option) Firecrawl's fetch engine connects
+// through the proxy, and so do the webhook calls of releases that send them with the same
+// dispatcher; the proxy decides what is reachable. Here nothing but the site and the receiver is.
 import { connect } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 import { closeServer, listenOnLoopback } from "./processes.mjs";
@@ -13,8 +13,9 @@ const IDLE_MS = 30_000;
 const MAX_TUNNELS = 32;
 
 /**
- * Starts the proxy on a free port of 127.0.0.1, tunnelling only to `allowed` ("127.0.0.1:<port>").
- * Resolves with its URL, the tunnels opened and the targets refused, and close().
+ * Starts the proxy on a free port of 127.0.0.1, tunnelling only to the targets of `allowed`
+ * ("127.0.0.1:<port>" each). Resolves with its URL, the tunnels opened and the targets refused, and
+ * close().
  */
 export async function startTunnelProxy(allowed) {
   const tunnels = [];
@@ -29,7 +30,7 @@ export async function startTunnelProxy(allowed) {
     sockets.add(client);
     client.once("close", () => sockets.delete(client));
     client.on("error", () => client.destroy());
-    if (req.url !== allowed || sockets.size > MAX_TUNNELS) {
+    if (!allowed.includes(req.url) || sockets.size > MAX_TUNNELS) {
       refused.push(`CONNECT ${req.url}`);
       client.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
       return;

@@ -1,28 +1,33 @@
-// The accepted differences of Firecrawl 61e38dc, for the kit and for the proxy: each in the shared
-// format, naming a documented operation, its kind and its source in Firecrawl's code.
-import { readFileSync } from "node:fs";
+// The accepted differences of the recorded Firecrawl release, for the kit and (when it has any)
+// for the proxy: each in the shared format, naming a documented operation, its kind and its source
+// in the release's code.
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseKnownDifferences } from "@api-contracts/contract-core";
 import { PROXY_KNOWN_DIFFERENCES, summariseProxyReport } from "../src/index.mjs";
+import { recordedDir } from "../src/judgement.mjs";
 import { operationIdsOf } from "./operations.mjs";
 
 const operationIds = new Set(operationIdsOf("webdata"));
-const KINDS = ["version difference of release 61e38dc", "live service configured without database authentication"];
-const files = {
+const KINDS = ["live service configured without database authentication", "live service configured without Autumn and the main database"];
+/** The release the published records hold, as a why names it: `<owner>/<name>@<its commit's first 12 hex digits>`. */
+const recordedRelease = JSON.parse(readFileSync(path.join(recordedDir(), "firecrawl", "startCrawl.json"), "utf8"))[0].server.replace(/(@[0-9a-f]{12})[0-9a-f]{28}$/, "$1");
+const files = Object.entries({
   kit: path.join(import.meta.dirname, "..", "known-differences", "firecrawl.json"),
   proxy: PROXY_KNOWN_DIFFERENCES,
-};
+}).filter(([tool, file]) => tool === "kit" || existsSync(file));
 
-describe.each(Object.entries(files))("known differences of firecrawl@61e38dc for the %s", (tool, file) => {
+describe.each(files)(`known differences of ${recordedRelease} for the %s`, (tool, file) => {
   const entries = parseKnownDifferences(JSON.parse(readFileSync(file, "utf8")), file);
 
-  it("every entry names a documented operation, starts its why with its kind and names its source file and symbol", () => {
+  it("every entry names a documented operation, starts its why with its kind and names its source file and symbol in the recorded release", () => {
     expect(entries.length).toBeGreaterThan(0);
+    const source = new RegExp(`${recordedRelease.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} apps/api/src/\\S+\\.ts [A-Za-z]+`);
     for (const entry of entries) {
       expect(operationIds, entry.operation).toContain(entry.operation);
       expect(KINDS.some((kind) => entry.why.startsWith(kind)), entry.why).toBe(true);
-      expect(entry.why).toMatch(/firecrawl\/firecrawl@61e38dc893a5 apps\/api\/src\/\S+\.ts [A-Za-z]+/);
+      expect(entry.why).toMatch(source);
       if (tool === "proxy") expect(["request", "response"]).toContain(entry.check);
     }
   });

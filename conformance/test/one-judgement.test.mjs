@@ -45,10 +45,10 @@ function faultyExchanges(server, exchanges) {
       made(check, { contentType: "", responseBody: JSON.stringify(check.responseBody) }, "no content type"),
     ];
   }
-  const usage = firstOf("getTokenUsage", 200);
+  const cancel = firstOf("cancelCrawl", 200);
   const crawl = firstOf("startCrawl", 200);
   return [
-    made(usage, { contentType: "application/json", responseBody: "{oops" }, "invalid JSON"),
+    made(cancel, { contentType: "application/json", responseBody: "{oops" }, "invalid JSON"),
     made(crawl, { status: 201 }, "a status the operation does not document"),
     made(crawl, { requestBody: { ...crawl.requestBody, limit: "10" } }, "an accepted request the contract refuses"),
   ];

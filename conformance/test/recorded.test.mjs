@@ -27,7 +27,7 @@ it.skipIf(!servers.includes("firecrawl"))("firecrawl: the records hold real webh
   const crawls = readWebhookCrawls(path.join(root, "firecrawl"));
   const types = new Set(crawls.flatMap((crawl) => crawl.deliveries.map((delivery) => JSON.parse(delivery.rawBody).type)));
   for (const type of ["crawl.started", "crawl.page", "crawl.completed"]) expect([...types]).toContain(type);
-  for (const crawl of crawls) expect(crawl.start.server).toMatch(/^firecrawl\/firecrawl@[0-9a-f]{40}$/);
+  for (const crawl of crawls) expect(crawl.start.server).toMatch(/^[\w.-]+\/firecrawl@[0-9a-f]{40}$/);
 });
 
 /** The request lists the runs send, by server. */

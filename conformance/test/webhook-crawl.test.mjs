@@ -52,7 +52,7 @@ describe("the tunnel proxy", () => {
   it("tunnels to the site, and refuses another target and a request that is not CONNECT", async () => {
     const site = await startStaticSite();
     const other = await startStaticSite();
-    const proxy = await startTunnelProxy(`127.0.0.1:${site.port}`);
+    const proxy = await startTunnelProxy([`127.0.0.1:${site.port}`]);
     const port = Number(new URL(proxy.url).port);
     try {
       const through = await converse(port, `CONNECT 127.0.0.1:${site.port} HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\n\r\n`, `GET /about.html HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\nConnection: close\r\n\r\n`);
