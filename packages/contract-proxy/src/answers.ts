@@ -1,7 +1,8 @@
-// The proxy's own answers, in the API's error shape (contract-core's ContractErrors): a strict
-// refusal of a request, and a 502 in place of an answer that breaks the contract or never came.
+// The proxy's own answers, in the API's words (contract-core's ApiContract): a strict refusal of a
+// request, exactly as the API refuses it, and a 502 in place of an answer that breaks the contract or
+// never came.
 import type { ServerResponse } from "node:http";
-import { summarizeProblems, type ContractErrors, type Problem } from "@api-contracts/contract-core";
+import { summarizeProblems, type ApiContract, type Decision, type ErrorReply, type Problem } from "@api-contracts/contract-core";
 import type { FaultStage } from "./faults.js";
 import type { RuleError } from "./judge.js";
 import type { Exchange, Ledger } from "./ledger.js";
@@ -24,10 +25,9 @@ export function closeWhileBodyArrives(res: ServerResponse): Record<string, strin
 export type OwnAnswers = ReturnType<typeof ownAnswers>;
 
 /** The proxy's own answers, and whether strict mode refuses what an exchange breaks. */
-export function ownAnswers({ strict, upstreamTimeout }: Settings, errors: ContractErrors, ledger: Ledger, faults: FaultStage) {
-  /** Answers in the upstream's place; the exchange's lines are written with `judgedStatus` when the upstream's answer was judged. */
-  const answer = (ex: Exchange, res: ServerResponse, problem: Problem, judgedStatus?: number, responseErrors: RuleError[] = []): void => {
-    const reply = errors.reply(problem, ex.operation && { method: ex.operation.method, path: ex.operation.path });
+export function ownAnswers({ strict, upstreamTimeout }: Settings, contract: ApiContract, ledger: Ledger, faults: FaultStage) {
+  /** Answers `reply` in the upstream's place; the exchange's lines are written with `judgedStatus` when the upstream's answer was judged. */
+  const give = (ex: Exchange, res: ServerResponse, reply: ErrorReply, judgedStatus?: number, responseErrors: RuleError[] = []): void => {
     faults.settleSlowBody(ex, false);
     const count = ledger.finish(ex, judgedStatus ?? reply.status, responseErrors);
     const text = JSON.stringify(reply.body);
@@ -35,11 +35,17 @@ export function ownAnswers({ strict, upstreamTimeout }: Settings, errors: Contra
     res.end(text);
   };
 
+  /** Answers in the upstream's place with the API's answer to `problem`. */
+  const answer = (ex: Exchange, res: ServerResponse, problem: Problem, judgedStatus?: number, responseErrors?: RuleError[]) =>
+    give(ex, res, contract.reply(problem, ex.operation), judgedStatus, responseErrors);
+
   const badGateway = (ex: Exchange, res: ServerResponse, message: string, judgedStatus?: number, responseErrors?: RuleError[]) =>
     answer(ex, res, { kind: "bad-gateway", message: ledger.redactFor(ex)(message) }, judgedStatus, responseErrors);
 
   return {
     answer,
+    /** Refuses a request as the API does: the answer of its decision. */
+    refuse: (ex: Exchange, res: ServerResponse, decision: Decision) => give(ex, res, contract.refusalOf(decision)!),
     badGateway,
     /** Whether strict mode refuses what `found` breaks: not when known differences explain all of it. */
     refuses: (ex: Exchange, status: number, direction: Violation["direction"], found: RuleError[]): boolean => strict && !ledger.explained(ex, status, direction, found),

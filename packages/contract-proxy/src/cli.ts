@@ -1,12 +1,12 @@
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { counted, FaultsError, KnownDifferencesError, formatCoverage, listApis, loadFaults, loadKnownDifferences, summarizeProblems } from "@api-contracts/contract-core";
+import { counted, FaultsError, KnownDifferencesError, formatCoverage, listApis, loadFaults, loadKnownDifferences, parseHttpUrl, summarizeProblems } from "@api-contracts/contract-core";
 import { describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
 import type { ContractProxy } from "./options.js";
 import { startContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
 
-const USAGE = `Usage: contract-proxy --service <entitlements|webdata> --upstream <URL> [options]
+const USAGE = `Usage: contract-proxy --service <name> --upstream <URL> [options]
 
 Forwards every request to the upstream and judges each request and answer against the API's
 description; prints the URL it listens on, then one line per violation on stderr.
@@ -84,12 +84,12 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return void process.stdout.write(USAGE);
   const known = listApis().map((a) => a.name);
   if (!values.service || !known.includes(values.service)) throw new UsageError(`--service must be ${known.join(" or ")}`);
-  if (!values.upstream || !URL.canParse(values.upstream)) throw new UsageError("--upstream must be an absolute http or https URL");
+  if (!values.upstream || !parseHttpUrl(values.upstream)) throw new UsageError("--upstream must be an absolute http or https URL");
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got ${values.port}`);
   const webhooksPort = Number(values["webhooks-port"]);
   if (!Number.isInteger(webhooksPort) || webhooksPort < 0 || webhooksPort > 65535) throw new UsageError(`--webhooks-port must be a port number (0-65535), got ${values["webhooks-port"]}`);
-  if (values.webhooks !== undefined && !URL.canParse(values.webhooks)) throw new UsageError("--webhooks must be an absolute http or https URL: where the webhook calls are forwarded to");
+  if (values.webhooks !== undefined && !parseHttpUrl(values.webhooks)) throw new UsageError("--webhooks must be an absolute http or https URL: where the webhook calls are forwarded to");
   if (values["webhook-secret"] !== undefined && values.webhooks === undefined) throw new UsageError("--webhook-secret only applies with --webhooks");
   const knownDifferences = values["known-differences"] === undefined ? undefined : loadKnownDifferences(values["known-differences"]);
   const faultsSeed = values["faults-seed"];

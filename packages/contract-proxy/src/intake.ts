@@ -1,27 +1,15 @@
-// Intake: each request is read up to the judging limit and judged, then refused (strict mode), or
-// handed to fault injection and relaying; one larger than the limit streams to the upstream unjudged.
+// Intake: each request is read up to the judging limit and decided as the API decides it, then
+// refused as the API refuses it (strict mode), or handed to fault injection and relaying; one larger
+// than the limit streams to the upstream unjudged.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { queryOf } from "@api-contracts/contract-core";
+import { originForm, pathOf, queryOf } from "@api-contracts/contract-core";
+import { readUpTo } from "@api-contracts/contract-core/server";
 import type { OwnAnswers } from "./answers.js";
 import type { FaultStage } from "./faults.js";
 import { NotJudged, type Judge } from "./judge.js";
 import { notJudged, type Exchange, type Ledger } from "./ledger.js";
 import type { Settings } from "./options.js";
 import type { Forward } from "./relay.js";
-import { readUpTo } from "./wire.js";
-
-/**
- * The origin-form of a request target (RFC 9112 §3.2): an absolute-form target names an authority of
- * its own, which a gateway to one upstream does not follow. Undefined for a target that is not a path
- * at all (the asterisk-form of `OPTIONS *`): no operation serves it and it cannot be forwarded.
- */
-function originForm(target: string): string | undefined {
-  if (target.startsWith("/")) return target;
-  const authority = /^https?:\/\/[^/?#]*/i.exec(target);
-  if (!authority) return undefined;
-  const rest = target.slice(authority[0].length);
-  return rest.startsWith("/") ? rest : `/${rest}`;
-}
 
 /** The proxy's request listener. */
 export function intake({ strict, judgeLimit: limit }: Settings, judge: Judge, ledger: Ledger, answers: OwnAnswers, faults: FaultStage, forward: Forward): (req: IncomingMessage, res: ServerResponse) => void {
@@ -33,11 +21,11 @@ export function intake({ strict, judgeLimit: limit }: Settings, judge: Judge, le
 
   const judged = (ex: Exchange, req: IncomingMessage, res: ServerResponse, bytes: Buffer) => {
     try {
-      const verdict = judge.request(ex.operation, ex.method, ex.target, req.headers, bytes);
-      ex.requestErrors = verdict.problems;
-      ex.sent.body = verdict.body;
+      const decision = judge.request(ex.operation, ex.method, ex.target, req.headers, bytes);
+      ex.requestErrors = decision.problems;
+      ex.sent.body = decision.read?.body;
       // A request whose every fault is a known difference is passed on, as in report-only mode.
-      if (verdict.refusal && answers.refuses(ex, 0, "request", verdict.problems)) return answers.answer(ex, res, verdict.refusal);
+      if (decision.refusal && answers.refuses(ex, 0, "request", decision.problems)) return answers.refuse(ex, res, decision);
     } catch (error) {
       const reason = error instanceof NotJudged ? error.message : "the body could not be judged";
       if (strict) return answers.answer(ex, res, { kind: "bad-request", message: `The request could not be checked: ${reason}` });
@@ -52,14 +40,14 @@ export function intake({ strict, judgeLimit: limit }: Settings, judge: Judge, le
     const method = (req.method ?? "GET").toUpperCase();
     const origin = originForm(req.url ?? "/");
     const target = origin ?? req.url ?? "/";
-    const path = target.split("?")[0]!;
-    const operation = judge.validators.findOperation(method, path);
+    const path = pathOf(target);
+    const operation = judge.contract.validators.findOperation(method, path);
     const sent = { query: Object.keys(queryOf(target)), headers: Object.keys(req.headers) };
     const ex: Exchange = { method, target, path, operation, headers: req.headers, requestErrors: [], unjudged: [], sent };
     if (origin === undefined) {
-      const verdict = judge.request(undefined, method, target, req.headers, Buffer.alloc(0));
-      ex.requestErrors = verdict.problems;
-      return answers.answer(ex, res, verdict.refusal!);
+      const decision = judge.request(undefined, method, target, req.headers, Buffer.alloc(0));
+      ex.requestErrors = decision.problems;
+      return answers.refuse(ex, res, decision);
     }
     // A client that breaks off its request has gone; the server closes its socket.
     readUpTo(req, limit, { overflow: (read) => tooLarge(ex, req, res, read), end: (bytes) => judged(ex, req, res, bytes) });

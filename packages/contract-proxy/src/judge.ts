@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { ExchangeJudge } from "@api-contracts/contract-core";
-import type { AnswerJudgement, ContractProblem, OpenApiValidators, OperationInfo, RequestJudgement } from "@api-contracts/contract-core";
+import type { AnswerJudgement, ApiContract, ContractProblem, Decision, OperationInfo } from "@api-contracts/contract-core";
 
 /** One broken rule, as the report shows it: contract-core's problem, the same wherever an exchange is judged. */
 export type RuleError = ContractProblem;
@@ -16,15 +15,15 @@ export interface ResponsePlan {
 /** Thrown when a body cannot be judged within the limit (too large once decoded, or an unknown encoding). */
 export class NotJudged extends Error {}
 
-/** A body's text, decoded from its `Content-Encoding`; throws {@link NotJudged} past `limit` once decoded, or for a coding not decoded. */
-function decodedText(bytes: Buffer, encoding: string | undefined, limit: number): string {
+/** A body decoded from its `Content-Encoding`; throws {@link NotJudged} past `limit` once decoded, or for a coding not decoded. */
+function decoded(bytes: Buffer, encoding: string | undefined, limit: number): Buffer {
   const codings = (encoding ?? "").split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity");
-  let decoded = bytes;
+  let body = bytes;
   for (const coding of codings.reverse()) {
     try {
-      if (coding === "gzip" || coding === "x-gzip") decoded = gunzipSync(decoded, { maxOutputLength: limit });
-      else if (coding === "deflate") decoded = inflateSync(decoded, { maxOutputLength: limit });
-      else if (coding === "br") decoded = brotliDecompressSync(decoded, { maxOutputLength: limit });
+      if (coding === "gzip" || coding === "x-gzip") body = gunzipSync(body, { maxOutputLength: limit });
+      else if (coding === "deflate") body = inflateSync(body, { maxOutputLength: limit });
+      else if (coding === "br") body = brotliDecompressSync(body, { maxOutputLength: limit });
       else throw new NotJudged(`the body is encoded with ${coding.slice(0, 40)}, which the proxy does not decode`);
     } catch (error) {
       if (error instanceof NotJudged) throw error;
@@ -32,7 +31,7 @@ function decodedText(bytes: Buffer, encoding: string | undefined, limit: number)
       throw new NotJudged(`the body is not valid ${coding}`);
     }
   }
-  return decoded.toString("utf8");
+  return body;
 }
 
 /**
@@ -41,34 +40,38 @@ function decodedText(bytes: Buffer, encoding: string | undefined, limit: number)
  * and content type, as most traffic repeats a few of them.
  */
 export class Judge {
-  private readonly judgement: ExchangeJudge;
   private readonly plans = new Map<string, ResponsePlan>();
+  /** The operations that take a request body, by pointer. */
+  private readonly takeBodies: ReadonlySet<string>;
 
   /** `limit` bounds every body judged, once decoded. */
   constructor(
-    readonly validators: OpenApiValidators,
+    readonly contract: ApiContract,
     private readonly limit: number,
   ) {
-    this.judgement = new ExchangeJudge(validators);
+    this.takeBodies = new Set(contract.validators.walkedOperations().flatMap((op) => (op.requestBody ? [op.pointer] : [])));
   }
 
-  /** Route, parameters and body of a request whose whole body was read. */
-  request(operation: OperationInfo | undefined, method: string, target: string, headers: IncomingHttpHeaders, bytes: Buffer): RequestJudgement {
+  /**
+   * The API's decision on a request whose whole body was read. The proxy cannot know which keys the
+   * upstream accepts: any well-formed key passes, a missing one is the request's problem.
+   */
+  request(operation: OperationInfo | undefined, method: string, target: string, headers: IncomingHttpHeaders, bytes: Buffer): Decision {
     // A body the operation does not take is not decoded: nothing in it is judged.
-    const takesBody = operation !== undefined && bytes.length > 0 && this.validators.request(operation.method, operation.path).body !== undefined;
-    const bodyText = takesBody ? decodedText(bytes, headers["content-encoding"], this.limit) : undefined;
-    return this.judgement.request({ method, target, headers, ...(bodyText === undefined ? {} : { bodyText }) });
+    const takesBody = operation !== undefined && bytes.length > 0 && this.takeBodies.has(operation.pointer);
+    return this.contract.judge.request({ method, target, headers, ...(takesBody ? { body: decoded(bytes, headers["content-encoding"], this.limit) } : {}) });
   }
 
   /** Status and content type of a response, and the judge of its body when there is one to judge. */
-  response(operation: OperationInfo, method: string, status: number, headers: IncomingHttpHeaders): ResponsePlan {
+  response(operation: OperationInfo, method: string, status: number, headers: Record<string, string>): ResponsePlan {
     // Bounded against made-up content types.
     const key = `${operation.pointer} ${method} ${status} ${headers["content-type"]}`;
     let plan = this.plans.get(key);
     if (!plan) {
       if (this.plans.size >= 1024) this.plans.clear();
-      const judged = this.judgement.answerPlan(operation, method, status, headers["content-type"]);
-      const judgeBody = (bytes: Buffer, encoding?: string) => this.judgement.answerBody(judged, decodedText(bytes, encoding, this.limit));
+      const { judge } = this.contract;
+      const judged = judge.answerPlan(operation, method, status, headers["content-type"]);
+      const judgeBody = (bytes: Buffer, encoding?: string) => judge.answerBody(judged, decoded(bytes, encoding, this.limit).toString("utf8"));
       plan = { errors: judged.problems, ...(judged.body === "none" ? {} : { judgeBody }) };
       this.plans.set(key, plan);
     }

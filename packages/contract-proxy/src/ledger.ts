@@ -55,7 +55,7 @@ export class Ledger {
     this.report = options.report === undefined ? undefined : new ReportFile(options.report);
     this.known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
     this.coverage = new CoverageRecorder(options.api.name, document);
-    this.credentialShapes = credentialShapes(options.api.keyPrefix);
+    this.credentialShapes = credentialShapes(options.api.key.prefix);
     this.writeCoverage();
   }
 

@@ -3,7 +3,7 @@
 // writes the last of the ledger.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Pool } from "undici/index.js";
-import { MAX_LATENCY_MS, type ContractErrors } from "@api-contracts/contract-core";
+import { MAX_LATENCY_MS, type ApiContract } from "@api-contracts/contract-core";
 import { createEdgeServer, listen } from "@api-contracts/contract-core/server";
 import type { Ledger } from "./ledger.js";
 import type { Settings } from "./options.js";
@@ -15,7 +15,7 @@ import { stopServer } from "./wire.js";
  * last lines and the coverage, then frees the pool. `injects`: faults rules may hold an exchange
  * silent for up to contract-core's MAX_LATENCY_MS.
  */
-export async function serve(settings: Settings, handle: (req: IncomingMessage, res: ServerResponse) => void, errors: ContractErrors, ledger: Ledger, pool: Pool, injects: boolean, jobs: StartedJobs | undefined): Promise<{ url: string; port: number; webhooks?: string; close(): Promise<void> }> {
+export async function serve(settings: Settings, handle: (req: IncomingMessage, res: ServerResponse) => void, contract: ApiContract, ledger: Ledger, pool: Pool, injects: boolean, jobs: StartedJobs | undefined): Promise<{ url: string; port: number; webhooks?: string; close(): Promise<void> }> {
   const server = createEdgeServer(
     {
       requestTimeoutMs: settings.requestTimeout,
@@ -26,12 +26,12 @@ export async function serve(settings: Settings, handle: (req: IncomingMessage, r
       ...(settings.linger ? { linger: settings.linger } : {}),
     },
     handle,
-    (problem) => errors.reply(problem),
+    (problem) => contract.reply(problem),
   );
   const where = await listen(server, settings.port, settings.host);
   const webhookRelay =
     jobs &&
-    (await startWebhookRelay(settings, errors.validators, jobs, ledger).catch(async (error: unknown) => {
+    (await startWebhookRelay(settings, contract, jobs, ledger).catch(async (error: unknown) => {
       await stopServer(server);
       await pool.destroy();
       throw error;

@@ -1,10 +1,10 @@
 // The proxy's options, and the settings every stage reads: the options with their defaults applied.
-import { getApi, type ApiDefinition, type ApiName, type Coverage, type KnownDifference } from "@api-contracts/contract-core";
+import { getApi, parseHttpUrl, parseUrl, type ApiDefinition, type ApiName, type Coverage, type KnownDifference } from "@api-contracts/contract-core";
 import { type FaultsOptions, type LingerBounds } from "@api-contracts/contract-core/server";
 import type { Violation } from "./report.js";
 
 export interface ContractProxyOptions {
-  /** The API the traffic speaks: `entitlements` or `webdata` (any registered API). */
+  /** The API the traffic speaks: the name of any API contract-core's registry lists (`listApis()`). */
   service: ApiName;
   /** Base URL of the implementation to forward to: `http://127.0.0.1:4011`. A path in it prefixes every request path. */
   upstream: string;
@@ -83,8 +83,8 @@ export interface ProxyCounts {
 
 /** An http or https URL, or a TypeError naming the option (not the URL, which may hold credentials). */
 function httpUrl(text: string, option: string): URL {
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (url?.protocol !== "http:" && url?.protocol !== "https:") throw new TypeError(`${option} must be an http or https URL, got ${url?.protocol ?? "no URL"}`);
+  const url = parseHttpUrl(text);
+  if (!url) throw new TypeError(`${option} must be an http or https URL, got ${parseUrl(text)?.protocol ?? "no URL"}`);
   return url;
 }
 

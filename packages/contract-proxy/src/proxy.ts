@@ -2,7 +2,7 @@
 // in the upstream's place, relaying forwards it and judges the answer, the proxy's own answers refuse
 // or replace what breaks the contract in strict mode, the ledger records it all, and the lifecycle
 // listens and closes.
-import { ContractErrors } from "@api-contracts/contract-core";
+import { contractOf } from "@api-contracts/contract-core";
 import { ownAnswers } from "./answers.js";
 import { faultStage } from "./faults.js";
 import { intake } from "./intake.js";
@@ -20,15 +20,15 @@ const UPSTREAM_CONNECTIONS = 256;
 /** Starts a proxy that forwards every request to `upstream` and judges both directions against the API's description. */
 export async function startContractProxy(options: ContractProxyOptions): Promise<ContractProxy> {
   const settings = settingsOf(options);
-  const errors = new ContractErrors(settings.api);
-  const { validators } = errors;
-  const judge = new Judge(validators, settings.judgeLimit);
+  const contract = contractOf(settings.api);
+  const { validators } = contract;
+  const judge = new Judge(contract, settings.judgeLimit);
   const ledger = new Ledger(settings, validators.document);
-  const jobs = settings.webhooksTo && new StartedJobs(validators);
+  const jobs = settings.webhooksTo && new StartedJobs(contract);
   const pool = poolTo(settings.upstreamUrl.origin, UPSTREAM_CONNECTIONS, settings.upstreamTimeout);
   const faults = faultStage(settings, validators, ledger);
-  const answers = ownAnswers(settings, errors, ledger, faults);
+  const answers = ownAnswers(settings, contract, ledger, faults);
   const forward = relay(settings, pool, judge, ledger, answers, faults, jobs);
-  const server = await serve(settings, intake(settings, judge, ledger, answers, faults, forward), errors, ledger, pool, faults.injects, jobs);
+  const server = await serve(settings, intake(settings, judge, ledger, answers, faults, forward), contract, ledger, pool, faults.injects, jobs);
   return { ...server, violations: ledger.recent, counts: ledger.counts, stale: () => ledger.stale(), coverage: () => ledger.coverage.report() };
 }

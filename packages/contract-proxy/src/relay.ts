@@ -1,16 +1,17 @@
 // Relaying to the upstream: a judged request is forwarded, and its answer, as undici hands it over,
 // is read whole and judged (then passed on with its length, or replaced in strict mode) or streamed
 // through as it arrives.
-import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Dispatcher, Pool } from "undici/index.js";
-import { endSlowly } from "@api-contracts/contract-core/server";
+import { endToEnd, normalizeHeaders } from "@api-contracts/contract-core";
+import { endSlowly, joinChunks } from "@api-contracts/contract-core/server";
 import { closeWhileBodyArrives, type OwnAnswers } from "./answers.js";
 import type { FaultStage } from "./faults.js";
 import { NotJudged, type Judge, type ResponsePlan, type RuleError } from "./judge.js";
 import { notJudged, type Exchange, type Ledger } from "./ledger.js";
 import type { Settings } from "./options.js";
 import type { StartedJobs } from "./webhooks.js";
-import { VIOLATIONS_HEADER, bodyOf, endToEnd, forwardedHeaders, joinChunks, pairsOf } from "./wire.js";
+import { VIOLATIONS_HEADER, bodyOf, forwardedHeaders, pairsOf } from "./wire.js";
 
 const NOT_FORWARDED_IN_RESPONSES = new Set([VIOLATIONS_HEADER]);
 const UNSENDABLE = "the upstream's answer cannot be passed on as HTTP/1.1";
@@ -21,8 +22,8 @@ interface UpstreamAnswer {
   statusMessage: string | undefined;
   /** As received: lower-case names, repeated ones as arrays. */
   headers: Record<string, string | string[] | undefined>;
-  /** The headers the judge reads, one value each (repeated values joined as RFC 9110 §5.3 allows). */
-  judged: IncomingHttpHeaders;
+  /** The headers as the judge reads them (contract-core's normalizeHeaders: one value each). */
+  judged: Record<string, string>;
 }
 
 export type Forward = (ex: Exchange, req: IncomingMessage, res: ServerResponse, read: Buffer[], rest?: IncomingMessage) => void;
@@ -109,8 +110,7 @@ export function relay({ upstreamUrl, judgeLimit: limit, requestTimeout }: Settin
       onResponseStart(_controller, status, headers, statusMessage) {
         // Informational answers (100, 103) belong to the upstream's connection, not to the exchange.
         if (status < 200) return;
-        const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(", ") : value);
-        answer = { status, statusMessage, headers, judged: { "content-type": one(headers["content-type"]), "content-encoding": one(headers["content-encoding"]), "content-length": one(headers["content-length"]) } };
+        answer = { status, statusMessage, headers, judged: normalizeHeaders(headers) };
         if (ex.operation) {
           try {
             plan = judge.response(ex.operation, ex.method, status, answer.judged);

@@ -1,22 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import {
-  askedFindings,
-  isObject,
-  jobEventsOf,
-  methodProblem,
-  orderFindings,
-  problemsOf,
-  webhookSubscription,
-  type JobToJudge,
-  type OpenApiValidators,
-  type WebhookInfo,
-} from "@api-contracts/contract-core";
-import { createEdgeServer, listen } from "@api-contracts/contract-core/server";
+import { askedFindings, endToEnd, isObject, methodProblem, orderFindings, problemsOf, type ApiContract, type JobToJudge, type WebhookInfo } from "@api-contracts/contract-core";
+import { createEdgeServer, listen, readUpTo } from "@api-contracts/contract-core/server";
 import type { RuleError } from "./judge.js";
 import type { Ledger } from "./ledger.js";
 import type { Settings } from "./options.js";
-import { bodyOf, endToEnd, forwardedHeaders, pairsOf, poolTo, readUpTo, stopServer } from "./wire.js";
+import { bodyOf, forwardedHeaders, pairsOf, poolTo, stopServer } from "./wire.js";
 
 /** How many jobs started through the proxy are remembered for judging their calls; the oldest is forgotten first. */
 const REMEMBERED_JOBS = 1_000;
@@ -24,7 +13,7 @@ const REMEMBERED_JOBS = 1_000;
 /** Calls of one job whose order is judged; later ones are still judged on their own. */
 const REMEMBERED_CALLS = 1_000;
 
-/** A job (a crawl) started through the proxy with a webhook, and its calls so far. */
+/** A job started through the proxy with a webhook, and its calls so far. */
 interface Job {
   judged: JobToJudge;
   arrivals: Array<{ at: number; type: string }>;
@@ -39,14 +28,14 @@ interface Job {
 export class StartedJobs {
   private readonly jobs = new Map<string, Job>();
 
-  constructor(private readonly validators: OpenApiValidators) {}
+  constructor(private readonly contract: ApiContract) {}
 
-  /** Notes a job an operation started: its request asked for a webhook and the answer named its id. */
+  /** Notes a job an operation started: its request, as the API read it, asked for a webhook and the answer named its id. */
   note(operation: { method: string; path: string }, requestBody: unknown, answerBody: unknown): void {
-    const started = this.validators.findOperation(operation.method, operation.path);
-    const events = started && jobEventsOf(this.validators, started.operationId);
+    const started = this.contract.validators.findOperation(operation.method, operation.path);
+    const events = started && this.contract.jobEvents(started.operationId);
     if (!events) return;
-    const subscription = webhookSubscription(this.validators.document, operation, requestBody);
+    const subscription = this.contract.webhookSubscription(operation, requestBody);
     const id = isObject(answerBody) ? answerBody.id : undefined;
     if (!subscription || typeof id !== "string") return;
     if (this.jobs.size >= REMEMBERED_JOBS) this.jobs.delete(this.jobs.keys().next().value!);
@@ -84,7 +73,7 @@ export class StartedJobs {
  * through the proxy what their webhook asked and the order of their calls), and forwarded unchanged
  * to the receiver they were meant for; its answer goes back to the upstream.
  */
-export async function startWebhookRelay(settings: Settings, validators: OpenApiValidators, jobs: StartedJobs, ledger: Ledger): Promise<{ url: string; port: number; close(): Promise<void> }> {
+export async function startWebhookRelay(settings: Settings, { validators }: ApiContract, jobs: StartedJobs, ledger: Ledger): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const { judgeLimit, upstreamTimeout } = settings;
   const { host = settings.host, port = 0, secret } = settings.webhooks!;
   // Calls are forwarded to `to`, their path and query appended to its path.
@@ -98,7 +87,7 @@ export async function startWebhookRelay(settings: Settings, validators: OpenApiV
     pool
       .request({ method: (req.method ?? "POST") as "POST", path: basePath + (req.url ?? "/"), headers, body })
       .then(async (answer) => {
-        res.writeHead(answer.statusCode, endToEnd(pairsOf(answer.headers), new Set()));
+        res.writeHead(answer.statusCode, endToEnd(pairsOf(answer.headers)));
         for await (const chunk of answer.body) res.write(chunk);
         res.end();
         done(answer.statusCode);

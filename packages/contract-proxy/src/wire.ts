@@ -1,16 +1,15 @@
 // What the proxy's two servers share on the wire: the pool to the server behind them, which headers
-// go on, reading a body bounded (so that what was read and the rest can be passed on as they come),
-// and stopping.
+// go on (the end-to-end ones, by contract-core's rule), a body passed on as it comes after what was
+// read of it, and stopping.
 import type { IncomingMessage, Server } from "node:http";
 import { Readable } from "node:stream";
+import { endToEnd } from "@api-contracts/contract-core";
 // By its file, not its name: Bun answers `import "undici"` with a stand-in of its own whose Pool cannot dispatch.
 import { Pool, errors } from "undici/index.js";
 
 /** Counts an exchange's violations, on every answer the proxy passes on or gives; one the upstream sent is replaced. */
 export const VIOLATIONS_HEADER = "x-contract-violations";
 
-/** RFC 9110 §7.6.1: meaningful for one connection only, so never forwarded (nor are headers `Connection` names). */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"]);
 // The proxy answers `Expect: 100-continue` itself and sends the upstream the whole body; `Host` names the upstream.
 const NOT_FORWARDED_IN_REQUESTS = new Set(["host", "expect"]);
 
@@ -32,20 +31,6 @@ export function upstreamProblem(error: Error & { code?: string }, timeoutMs: num
   return `the upstream could not be reached (${code || "connection failed"})`;
 }
 
-/** Raw header pairs (`[name, value, name, value, ...]`) without the hop-by-hop ones and those in `drop`. */
-export function endToEnd(raw: string[], drop: ReadonlySet<string>): string[] {
-  const listed = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "connection") for (const token of raw[i + 1]!.split(",")) listed.add(token.trim().toLowerCase());
-  }
-  const kept: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !drop.has(name) && !listed.has(name)) kept.push(raw[i]!, raw[i + 1]!);
-  }
-  return kept;
-}
-
 /** An answer's headers as undici hands them over (lower-case names, repeated ones as arrays), as raw pairs. */
 export function pairsOf(headers: Record<string, string | string[] | undefined>): string[] {
   const pairs: string[] = [];
@@ -60,11 +45,6 @@ export function forwardedHeaders(req: IncomingMessage, host: string, whole: Buff
   // A chunked body read whole is sent with its length: the framing is the connection's, not the message's.
   if (whole && req.headers["transfer-encoding"] !== undefined) headers.push("content-length", String(whole.length));
   return headers;
-}
-
-/** Chunks as one buffer, without a copy when there is only one. */
-export function joinChunks(chunks: Buffer[], size?: number): Buffer {
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 /** A request body sent on as it arrives, after the chunks already read of it. */
@@ -83,31 +63,6 @@ export function bodyOf(read: Buffer[], rest: IncomingMessage): Readable {
     })(),
     { objectMode: false },
   );
-}
-
-/**
- * Reads a message's body until it ends or grows past `limit` (at once when its `Content-Length`
- * says it will); past it, the message is left paused with nothing lost, so that what was read and
- * the rest can be passed on as they come. A message broken off is given up: its socket closes.
- */
-export function readUpTo(message: IncomingMessage, limit: number, on: { end(bytes: Buffer): void; overflow(read: Buffer[]): void }): void {
-  if (Number(message.headers["content-length"]) > limit) return on.overflow([]);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const ignore = () => {};
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    chunks.push(chunk);
-    if (size <= limit) return;
-    message.pause();
-    message.off("data", onData).off("end", onEnd).off("error", ignore);
-    on.overflow(chunks);
-  };
-  const onEnd = () => {
-    message.off("error", ignore);
-    on.end(joinChunks(chunks, size));
-  };
-  message.on("data", onData).once("end", onEnd).once("error", ignore);
 }
 
 /** Stops taking connections and closes the open ones; resolves, with the error closing met if any, once all are closed. */

@@ -104,7 +104,7 @@ describe("an upstream that breaks the contract is reported with the operation an
     body.allowed = "yes";
     const encoded = gzipSync(JSON.stringify(body));
     const { proxy } = await proxyTo((_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(encoded));
-    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json", "accept-encoding": "gzip" }, JSON.stringify(check));
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { ...auth, "content-type": "application/json", "accept-encoding": "gzip" }, JSON.stringify(check));
     expect(reply.headers["content-encoding"]).toBe("gzip");
     expect(pointers(proxy)).toEqual([["checkAccess", "response", 200, ["body/allowed type"]]]);
   });
@@ -115,6 +115,17 @@ describe("an upstream that breaks the contract is reported with the operation an
     expect(upstream.received).toHaveLength(1);
     expect(reply.headers["x-contract-violations"]).toBe("1");
     expect(pointers(proxy)).toEqual([["checkAccess", "request", 400, ["body/feature_id required", "body/customer_id type"]]]);
+  });
+
+  it("a request without a key is the request's problem; any well-formed key passes, as the proxy cannot know which keys the upstream accepts", async () => {
+    const { proxy, upstream } = await proxyTo(json(200, example("entitlements", "checkAccess", "200")));
+    const bare = await postJson(proxy.url, "/v1/balances.check", check);
+    expect(bare.status).toBe(200);
+    expect(bare.headers["x-contract-violations"]).toBe("1");
+    const unknown = await postJson(proxy.url, "/v1/balances.check", check, { authorization: "Bearer am_sk_test_nobody_knows_this_one" });
+    expect(unknown.headers["x-contract-violations"]).toBe("0");
+    expect(upstream.received).toHaveLength(2);
+    expect(pointers(proxy)).toEqual([["checkAccess", "request", 200, ["header/authorization authorization"]]]);
   });
 
   it("a request to no documented operation is reported without an operation", async () => {
@@ -145,6 +156,15 @@ describe("--strict", () => {
     expect(reply.json).toEqual({ message: "Invalid inputs: feature_id is required", code: "invalid_inputs", env: "sandbox" });
     expect(upstream.received).toHaveLength(0);
     expect(pointers(proxy)).toEqual([["checkAccess", "request", 400, ["body/feature_id required"]]]);
+  });
+
+  it("refuses a request without a key with the API's own 401, without reaching the upstream", async () => {
+    const { proxy, upstream } = await proxyTo(json(200, example("entitlements", "checkAccess", "200")), { strict: true });
+    const reply = await postJson(proxy.url, "/v1/balances.check", check);
+    expect(reply.status).toBe(401);
+    expect(reply.json).toMatchObject({ code: expect.any(String), env: "sandbox" });
+    expect(upstream.received).toHaveLength(0);
+    expect(pointers(proxy)).toEqual([["checkAccess", "request", 401, ["header/authorization authorization"]]]);
   });
 
   it("the Web Data API's 400 is its own BAD_REQUEST shape", async () => {

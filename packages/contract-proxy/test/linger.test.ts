@@ -16,7 +16,8 @@ describe.each([true, false])("proxy (strict: %s) in front of the web data mock: 
   let mock: Awaited<ReturnType<typeof startMockServer>>;
   let proxy: ContractProxy;
   beforeAll(async () => {
-    mock = await startMockServer({ service: "webdata", linger });
+    // A limit of 1 MiB, whatever the mock's default: both sizes sent are over it.
+    mock = await startMockServer({ service: "webdata", linger, bodyLimit: 1024 * 1024 });
     proxy = await startContractProxy({ service: "webdata", upstream: mock.url, strict, linger });
   });
   afterAll(async () => {

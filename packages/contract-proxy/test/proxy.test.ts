@@ -12,6 +12,7 @@ const checkExample = (() => {
   return operation.responses.find((r) => r.status === "200")!.media[0]!.examples[0]!.value as Record<string, unknown>;
 })();
 const check = JSON.stringify({ customer_id: "cus_123", feature_id: "messages" });
+const withKey = { "content-type": "application/json", authorization: `Bearer ${entitlementsKey}` };
 
 let opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -76,7 +77,7 @@ describe("forwarding is transparent", () => {
       res.writeHead(200, "Fine", ["Content-Type", "application/json", "Set-Cookie", "a=1", "Set-Cookie", "b=2", "X-Contract-Violations", "99", "X-Request-Id", "r-1"]).end(text),
     );
     const proxy = await proxyTo(upstream.url);
-    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", withKey, check);
     expect(reply.status).toBe(200);
     expect(reply.text).toBe(text);
     expect(reply.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
@@ -89,7 +90,7 @@ describe("request targets that are not a path", () => {
   it("an absolute-form target is forwarded in origin-form to the proxy's upstream and judged as the operation it names", async () => {
     const upstream = await upstreamAnswering(json(200, checkExample));
     const proxy = await proxyTo(upstream.url);
-    const reply = await send(proxy.url, "POST", "http://elsewhere.example/v1/balances.check?trace=1", { "content-type": "application/json" }, check);
+    const reply = await send(proxy.url, "POST", "http://elsewhere.example/v1/balances.check?trace=1", withKey, check);
     expect(reply.status).toBe(200);
     expect(reply.headers["x-contract-violations"]).toBe("0");
     expect(upstream.received.map((r) => r.url)).toEqual(["/v1/balances.check?trace=1"]);
@@ -117,7 +118,7 @@ describe("limits", () => {
         res.end(big.slice(100));
       });
       const proxy = await proxyTo(upstream.url, { judgeLimit: 1024 });
-      const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+      const reply = await send(proxy.url, "POST", "/v1/balances.check", withKey, check);
       expect(reply.text).toBe(big);
       expect(reply.headers["x-contract-violations"]).toBe("0");
       expect(proxy.counts).toEqual({ exchanges: 1, violations: 0, known: 0, notJudged: 1, injected: 0, deliveries: 0 });
@@ -151,7 +152,7 @@ describe("limits", () => {
     const closed = await fakeUpstream(json(200, {}));
     await closed.close();
     const proxy = await proxyTo(closed.url);
-    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", withKey, check);
     expect(reply.status).toBe(502);
     expect(reply.json).toEqual({ message: "Bad gateway: the upstream could not be reached (ECONNREFUSED)", code: "internal_error", env: "sandbox" });
     const webdata = await proxyTo(closed.url, { service: "webdata" });
@@ -162,7 +163,7 @@ describe("limits", () => {
   it("an upstream that never answers gives a 502 once the upstream timeout has passed", async () => {
     const silent = await rawUpstream(undefined);
     const proxy = await proxyTo(silent, { upstreamTimeout: 200 });
-    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", withKey, check);
     expect(reply.status).toBe(502);
     expect(reply.json.message).toBe("Bad gateway: the upstream did not answer within 200 ms");
   });
@@ -170,17 +171,17 @@ describe("limits", () => {
   it("an answer that is not HTTP gives a 502, and the proxy goes on serving", async () => {
     const garbage = await rawUpstream("SMTP ready\r\n\r\n");
     const proxy = await proxyTo(garbage);
-    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", withKey, check);
     expect(reply.status).toBe(502);
     expect(reply.json.message).toBe("Bad gateway: the upstream's answer is not valid HTTP");
-    const again = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    const again = await send(proxy.url, "POST", "/v1/balances.check", withKey, check);
     expect(again.status).toBe(502);
   });
 
   it("an answer cut short after its head gives a 502 when it was being judged", async () => {
     const cut = await rawUpstream("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"allowed\":");
     const proxy = await proxyTo(cut);
-    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json" }, check);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", withKey, check);
     expect(reply.status).toBe(502);
     expect(reply.json.message).toMatch(/^Bad gateway: the upstream closed the connection/);
   });
@@ -189,7 +190,7 @@ describe("limits", () => {
     const bomb = gzipSync(JSON.stringify({ ...checkExample, padding: "0".repeat(200_000) }));
     const upstream = await upstreamAnswering((_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(bomb));
     const proxy = await proxyTo(upstream.url, { judgeLimit: 10_000 });
-    const reply = await send(proxy.url, "POST", "/v1/balances.check", { "content-type": "application/json", "accept-encoding": "gzip" }, check);
+    const reply = await send(proxy.url, "POST", "/v1/balances.check", { ...withKey, "accept-encoding": "gzip" }, check);
     expect(reply.status).toBe(200);
     expect(proxy.violations).toMatchObject([{ judged: false, errors: [{ message: "not judged: the body is larger than 10000 bytes once decoded" }] }]);
   });
@@ -225,7 +226,7 @@ describe("answers that stream through", () => {
     const proxy = await proxyTo(upstream.url, { judgeLimit: 1024 });
     const url = new URL(proxy.url);
     const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/balances.check", headers: { "content-type": "application/json" } }, (res) => {
+      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/balances.check", headers: withKey }, (res) => {
         res.pause();
         resolve(res);
       });
@@ -252,7 +253,7 @@ describe("answers that stream through", () => {
     const proxy = await proxyTo(upstream.url, { upstreamTimeout: 600_000 });
     const url = new URL(proxy.url);
     await new Promise<void>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/balances.check", headers: { "content-type": "application/json" } }, (res) => {
+      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/balances.check", headers: withKey }, (res) => {
         res.once("data", () => {
           req.destroy();
           resolve();

@@ -78,10 +78,10 @@ export function postJson(base: string, path: string, body: unknown, headers: Rec
   return send(base, "POST", path, { "content-type": "application/json", ...headers }, JSON.stringify(body));
 }
 
-/** Runs the contract-proxy command (the built one) with these arguments, collecting its output. */
-export function runProxyCommand(args: string[]) {
+/** Runs the contract-proxy command (the built one) with these arguments (and these variables besides the test's), collecting its output. */
+export function runProxyCommand(args: string[], env: Record<string, string> = {}) {
   const bin = new URL("../bin/contract-proxy.js", import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => (stdout += c));

@@ -2,7 +2,7 @@
 // reach the application's receiver unchanged.
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELIVERY_ORDER_GRACE_MS, OpenApiValidators, loadBundle, signWebhook, webhookSignatureScheme, webhookSubscription } from "@api-contracts/contract-core";
+import { DELIVERY_ORDER_GRACE_MS, contractOf, signWebhook } from "@api-contracts/contract-core";
 import { jobEventCall } from "@api-contracts/contract-core/server";
 import { startServer, type LocalServer } from "@api-contracts/dev-tools/testing";
 import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
@@ -11,9 +11,9 @@ import { StartedJobs } from "../src/webhooks.js";
 import { runProxyCommand } from "./support.js";
 
 const SECRET = "proxy-webhook-secret";
-const document = loadBundle("webdata");
-const contract = new OpenApiValidators(document);
-const scheme = webhookSignatureScheme(document)!;
+const webdata = contractOf("webdata");
+const contract = webdata.validators;
+const scheme = contract.webhookSignature!;
 const auth = { authorization: `Bearer ${defaultFixtures.api_keys.webdata}`, "content-type": "application/json" };
 
 let upstream: { url: string; close(): Promise<void> };
@@ -69,7 +69,7 @@ describe("contract-proxy webhooks", () => {
   it("reports what a call breaks: its schema, its signature, and for a crawl started through the proxy its events, metadata, headers and order", async () => {
     const id = await crawl({ url: `${proxy.webhooks}/down/judged`, events: ["completed"], headers: { "X-Team": "docs" }, metadata: { project: "docs" } });
     await expect.poll(() => relayed("/app/down/judged").length).toBe(1);
-    const subscription = webhookSubscription(document, { method: "POST", path: "/v2/crawl" }, { webhook: { url: "x", events: ["completed"], headers: { "X-Team": "docs" }, metadata: { project: "docs" } } })!;
+    const subscription = webdata.webhookSubscription({ method: "POST", path: "/v2/crawl" }, { webhook: { url: "x", events: ["completed"], headers: { "X-Team": "docs" }, metadata: { project: "docs" } } })!;
     const event = (type: string, data: unknown[] = []) => jobEventCall(subscription, { type, id, success: true, data }).payload;
     const seen = deliveryLines().length;
     // Later than calls sent at once may arrive out of order; the receiver's 503 is what the upstream gets back.
@@ -89,9 +89,9 @@ describe("contract-proxy webhooks", () => {
   });
 
   it("StartedJobs judges a job's calls in arrival order: a first event late by more than the grace, a last event with no first before it; calls of jobs it did not see start are left alone", () => {
-    const jobs = new StartedJobs(contract);
+    const jobs = new StartedJobs(webdata);
     const start = { method: "POST", path: "/v2/crawl" };
-    const subscription = webhookSubscription(document, start, { webhook: "https://hooks.example" })!;
+    const subscription = webdata.webhookSubscription(start, { webhook: "https://hooks.example" })!;
     jobs.note(start, { url: "https://example.com", webhook: "https://hooks.example" }, { success: true, id: "late-start" });
     jobs.note(start, { url: "https://example.com", webhook: "https://hooks.example" }, { success: true, id: "no-start" });
     const payload = (id: string, type: string) => jobEventCall(subscription, { type, id, success: true, data: [] }).payload;
