@@ -94,7 +94,9 @@ export function apiListener(api: ServedApi, bodyLimitBytes: number): RequestList
         // A request broken off has no one to answer.
         if (!(error instanceof BrokenOffError)) send(response, api.contract.reply({ kind: "internal" }, undefined, api.context), true);
       },
-    );
+    )
+      // An answer that cannot be sent: the connection is all that is left to end.
+      .catch(() => response.destroy());
   };
 }
 
