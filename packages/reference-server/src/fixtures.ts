@@ -1,9 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { describeFieldError, fieldErrors, FixturesFormatError, parseFixtures, type ApiKeys, type EntitlementsFixtures, type FieldError, type Fixtures as FixturesFormat, type WebdataFixtures } from "@api-contracts/contract-core";
+import { contractOf, describeFieldError, fieldErrors, FixturesFormatError, parseFixtures, type ApiKeys, type EntitlementsFixtures, type FieldError, type Fixtures as FixturesFormat, type WebdataFixtures } from "@api-contracts/contract-core";
 import type { components as EntComponents } from "@api-contracts/entitlements-client";
 import type { components as WebComponents } from "@api-contracts/webdata-client";
-import { contractOf } from "./spec.js";
 
 export type Feature = EntComponents["schemas"]["Feature"];
 export type Product = EntComponents["schemas"]["Product"];

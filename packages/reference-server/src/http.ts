@@ -1,7 +1,6 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import type { ValidateFunction } from "ajv";
-import { authorizationProblem, fieldErrors, type ContractErrors, type FieldError, type Problem, type RequestPart, type WordingContext } from "@api-contracts/contract-core";
-import { answerParserError, createEdgeServer, DEFAULT_LINGER } from "@api-contracts/contract-core/server";
+import type { RequestListener, Server, ServerResponse } from "node:http";
+import type { ApiContract, IncomingRequest, ReadRequest, WordingContext } from "@api-contracts/contract-core";
+import { BrokenOffError, createEdgeServer, DEFAULT_LINGER, readBody } from "@api-contracts/contract-core/server";
 
 /** A status and JSON body, as handlers return them. */
 export interface Answer {
@@ -9,33 +8,21 @@ export interface Answer {
   body: unknown;
 }
 
-/**
- * How one server refuses requests: the API's own wording from the contract, the one key it
- * accepts, and what its error bodies name (the key's environment). Every answer the server sends
- * outside a handler comes from here.
- */
-export class Refusals {
-  constructor(
-    readonly contract: ContractErrors,
-    private readonly apiKey: string,
-    private readonly context: WordingContext = {},
-  ) {}
+/** The business rules of one operation: they run only on a request the contract's decision accepted, as it read it. */
+export type Handler = (read: ReadRequest) => Answer;
 
-  /** The documented answer to a problem; with the operation, an example the API prefers may be served. */
-  reply(problem: Problem, operation?: { method: string; path: string }): Answer {
-    return this.contract.reply(problem, operation, this.context);
-  }
-
-  /** Why an `Authorization` header does not carry the accepted key; null when it does. */
-  authenticate(authorization: string | undefined): Problem | null {
-    const reason = authorizationProblem(authorization, (key) => key === this.apiKey);
-    return reason ? { kind: "unauthorized", reason } : null;
-  }
+/** What serves one API: its contract, the keys it knows, its handlers by operationId. */
+export interface ServedApi {
+  contract: ApiContract;
+  acceptsKey(key: string): boolean;
+  /** Placeholders of its error bodies that the server fills (the facts' `errors.placeholders`). */
+  context?: WordingContext;
+  handlers: Readonly<Record<string, Handler>>;
 }
 
 /** How much a client may send and how long it may take; see the limits table in the README. */
 export interface HttpLimits {
-  /** Largest request body accepted, in bytes; a larger declared `Content-Length` is refused before reading. */
+  /** Largest request body read, in bytes; a larger declared `Content-Length` is refused before reading. */
   bodyLimitBytes: number;
   /** Time allowed to receive a whole request (headers and body), in milliseconds. */
   requestTimeoutMs: number;
@@ -53,7 +40,8 @@ export interface HttpLimits {
  * A request here is a small JSON document: 5 s to receive it whole is ample for any client that is
  * sending (Go's net/http guidance uses the same ReadTimeout), frees a stalled connection 60 times
  * sooner than Node's own 300 s, and stays below a client's usual 10 s timeout, so that a client
- * that stalls is told so (408) before it gives up (the kit's --timeout is such a client).
+ * that stalls is told so (408) before it gives up (the kit's --timeout is such a client). The body
+ * limit is each API's own (its facts' `limits.bodyBytes`).
  */
 export const DEFAULT_HTTP_LIMITS: Omit<HttpLimits, "bodyLimitBytes"> = {
   requestTimeoutMs: 5_000,
@@ -63,140 +51,68 @@ export const DEFAULT_HTTP_LIMITS: Omit<HttpLimits, "bodyLimitBytes"> = {
   lingerMs: DEFAULT_LINGER.maxMs,
 };
 
-/** Longest path parameter routed; ids in both APIs are UUIDs (36 characters). */
-export const MAX_PARAM_LENGTH = 100;
-
-/** Parsed, validated request members handed to a handler. */
-export interface HandlerInput<Body, Query, Params> {
-  body: Body;
-  query: Query;
-  params: Params;
-  headers: Record<string, string | undefined>;
-}
-
-/** Raised by the JSON body parser so that the error handler can answer in the API's own words. */
-class MalformedJsonError extends Error {
-  readonly malformedJson = true;
-}
-
 /** `http://host:port` of a listening server, with an IPv6 host in brackets. */
 export function addressUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/**
- * A Fastify instance whose parse errors, unknown routes, unreadable requests, timeouts and
- * unexpected failures all answer in the API's documented error shape (never Fastify's or Node's own).
- */
-export function createApp(refusals: Refusals, limits: HttpLimits): FastifyInstance {
-  const app = Fastify({
-    logger: false,
-    bodyLimit: limits.bodyLimitBytes,
-    return503OnClosing: false,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    serverFactory: (handler) =>
-      createEdgeServer(
-        {
-          requestTimeoutMs: limits.requestTimeoutMs,
-          headersTimeoutMs: limits.headersTimeoutMs,
-          idleTimeoutMs: limits.idleTimeoutMs,
-          linger: { maxBytes: limits.lingerBytes, maxMs: limits.lingerMs },
-        },
-        handler,
-      ),
-    clientErrorHandler: (error, socket) => answerParserError(error, socket, (problem) => refusals.reply(problem)),
-    frameworkErrors: (error, _request, reply) => {
-      const message = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` : "The request path does not decode as a URL";
-      const answer = refusals.reply({ kind: "bad-request", message });
-      void (reply as FastifyReply).code(answer.status).send(answer.body);
-    },
-  });
-  app.removeAllContentTypeParsers();
-  // Bodies are parsed as JSON whatever their content type: the official SDKs always send JSON,
-  // and a wrong header should not turn a well-formed body into a different error.
-  app.addContentTypeParser("*", { parseAs: "string" }, (_request, text, done) => {
-    const source = String(text);
-    if (source.trim() === "") return done(null, undefined);
-    try {
-      done(null, JSON.parse(source));
-    } catch {
-      done(new MalformedJsonError("malformed JSON"), undefined);
-    }
-  });
-  app.setErrorHandler((error: Error & { statusCode?: number; code?: string; malformedJson?: boolean }, _request, reply) => {
-    let problem: Problem;
-    if (error.malformedJson) problem = { kind: "malformed-json" };
-    // Fastify raises this from a declared Content-Length before reading the body, and Node then
-    // closes the connection instead of reading the rest.
-    else if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") problem = { kind: "too-large", limit: limits.bodyLimitBytes };
-    else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) problem = { kind: "bad-request", message: "The request body could not be read" };
-    else problem = { kind: "internal" };
-    const answer = refusals.reply(problem);
-    void reply.code(answer.status).send(answer.body);
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const answer = refusals.reply({ kind: "not-found", method: request.method, path: request.url });
-    void reply.code(answer.status).send(answer.body);
-  });
-  return app;
+/** Sends an answer as JSON; `close` ends the connection after it (a body left unread). */
+function send(response: ServerResponse, { status, body }: Answer, close = false): void {
+  if (response.headersSent || response.destroyed) return;
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...(close ? { connection: "close" } : {}) });
+  response.end(text);
 }
 
-/** Header values by name, in an object without a prototype so that no header name can reach one. */
-function headerRecord(request: FastifyRequest): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = Object.create(null);
-  for (const [name, value] of Object.entries(request.headers)) out[name] = Array.isArray(value) ? value.join(", ") : value;
-  return out;
+/** The API's answer to a request read whole: the decision's refusal, or the handler's answer; a handler that throws is a 500 without details. */
+function answer(api: ServedApi, request: IncomingRequest): Answer {
+  try {
+    const decision = api.contract.decide(request, { acceptsKey: api.acceptsKey });
+    return api.contract.refusalOf(decision, api.context) ?? api.handlers[decision.operation!.operationId]!(decision.read!);
+  } catch {
+    return api.contract.reply({ kind: "internal" }, undefined, api.context);
+  }
 }
-
-/** A required body that did not come, as the validators of the contract report it. */
-const MISSING_BODY: FieldError = { in: "body", path: [], keyword: "required", params: {}, message: "is required" };
 
 /**
- * Registers one operation of the bundle: authentication, then path, query, header and body
- * validation against the operation's own schemas (values coerced in place, the first part at
- * fault refused), then the handler.
+ * The request listener of one API: it reads the body (at most `bodyLimitBytes`; beyond, 413 and the
+ * connection closed), asks the contract's decision, which routes the request and judges it in the
+ * live service's order, and answers a refusal in the API's words; the operation's handler runs
+ * only on a request the decision accepted. Every operation of the description needs a handler.
  */
-export function registerOperation<Body, Query, Params>(
-  app: FastifyInstance,
-  refusals: Refusals,
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  handler: (input: HandlerInput<Body, Query, Params>) => Answer,
-): void {
-  const op = refusals.contract.validators.request(method, path);
-  const operation = { method, path };
-  const invalid = (errors: FieldError[]): Answer => refusals.reply({ kind: "invalid", errors }, operation);
-  const check = (validate: ValidateFunction, value: unknown, where: RequestPart): Answer | null => (validate(value) ? null : invalid(fieldErrors(validate.errors, where)));
-  const url = path.replace(/\{([^}]+)\}/g, ":$1");
-  app.route({
-    method,
-    url,
-    handler: (request: FastifyRequest, reply: FastifyReply) => {
-      const send = (answer: Answer): FastifyReply => reply.code(answer.status).send(answer.body);
-      const unauthenticated = refusals.authenticate(request.headers.authorization);
-      if (unauthenticated) return send(refusals.reply(unauthenticated, operation));
-      const params = { ...(request.params as Record<string, string>) };
-      const query = { ...(request.query as Record<string, unknown>) };
-      const headers = headerRecord(request);
-      const documented = Object.fromEntries(Object.keys((op.headers.schema as { properties: object }).properties).filter((h) => headers[h] !== undefined).map((h) => [h, headers[h]]));
-      const refused = check(op.pathParams, params, "path") ?? check(op.query, query, "query") ?? check(op.headers, documented, "header");
-      if (refused) return send(refused);
-      let body: unknown = request.body;
-      if (op.body) {
-        if (body === undefined && !op.bodyRequired) body = {};
-        if (body === undefined) return send(invalid([MISSING_BODY]));
-        const wrongBody = check(op.body, body, "body");
-        if (wrongBody) return send(wrongBody);
-      }
-      return send(handler({ body: body as Body, query: query as Query, params: params as Params, headers }));
-    },
-  });
+export function apiListener(api: ServedApi, bodyLimitBytes: number): RequestListener {
+  const unserved = api.contract.validators.listOperations().filter((operation) => !Object.hasOwn(api.handlers, operation.operationId));
+  if (unserved.length > 0) throw new Error(`no handler for ${unserved.map((operation) => operation.operationId).join(", ")}`);
+  return (request, response) => {
+    readBody(request, bodyLimitBytes).then(
+      (body) => {
+        if (body === undefined) return send(response, api.contract.reply({ kind: "too-large", limit: bodyLimitBytes }, undefined, api.context), true);
+        // Every value of a repeated header, for the one header reader of the decision.
+        send(response, answer(api, { method: request.method ?? "", target: request.url ?? "", headers: request.headersDistinct, body }));
+      },
+      (error: unknown) => {
+        // A request broken off has no one to answer.
+        if (!(error instanceof BrokenOffError)) send(response, api.contract.reply({ kind: "internal" }, undefined, api.context), true);
+      },
+    )
+      // An answer that cannot be sent: the connection is all that is left to end.
+      .catch(() => response.destroy());
+  };
 }
 
-/** Listens on host:port and returns the URL and a close function. */
-export async function listen(app: FastifyInstance, host: string, port: number): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  await app.listen({ host, port });
-  const address = app.server.address();
-  const bound = typeof address === "object" && address !== null ? address.port : port;
-  return { url: addressUrl(host, bound), port: bound, close: () => app.close() };
+/**
+ * The HTTP server of one API around its listener (contract-core's edge: deadlines, lingering close,
+ * and Node's parser refusals and timeouts answered in the API's shape), not listening yet.
+ */
+export function apiServer(api: ServedApi, listener: RequestListener, limits: HttpLimits): Server {
+  return createEdgeServer(
+    {
+      requestTimeoutMs: limits.requestTimeoutMs,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      idleTimeoutMs: limits.idleTimeoutMs,
+      linger: { maxBytes: limits.lingerBytes, maxMs: limits.lingerMs },
+    },
+    listener,
+    (problem) => api.contract.reply(problem, undefined, api.context),
+  );
 }

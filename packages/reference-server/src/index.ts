@@ -1,5 +1,5 @@
-export { startReferenceServer, buildReferenceApp, resolveLimits, DEFAULT_BODY_LIMIT_BYTES, type ReferenceServer, type ReferenceServerOptions, type ReferenceLimits, type Service } from "./server.js";
-export { DEFAULT_HTTP_LIMITS, MAX_PARAM_LENGTH } from "./http.js";
+export { startReferenceServer, buildReferenceApp, resolveLimits, SERVICES, type ReferenceApp, type ReferenceServer, type ReferenceServerOptions, type ReferenceLimits, type Service } from "./server.js";
+export { DEFAULT_HTTP_LIMITS } from "./http.js";
 export { DEFAULT_STATE_LIMITS } from "./state.js";
 /** At most this many problems are described in one error answer (the contract's own bound). */
 export { ERROR_LIMIT as MAX_REPORTED_ERRORS } from "@api-contracts/contract-core";

@@ -1,53 +1,42 @@
-import type { FastifyInstance } from "fastify";
-import type { DeliveryReport } from "@api-contracts/contract-core/server";
-import { defaultFixtures, validateFixtures, type Fixtures } from "./fixtures.js";
-import { entitlementsApp } from "./entitlements/routes.js";
-import { DEFAULT_HTTP_LIMITS, listen, type HttpLimits } from "./http.js";
+import type { RequestListener, Server } from "node:http";
+import { contractOf, getApi, parseHttpUrl, type ApiContract, type WordingContext } from "@api-contracts/contract-core";
+import { listen, type DeliveryReport } from "@api-contracts/contract-core/server";
+import { defaultFixtures, validateFixtures, type Fixtures, type SeededFixtures } from "./fixtures.js";
+import { entitlementsApi } from "./entitlements/handlers.js";
+import { addressUrl, apiListener, apiServer, DEFAULT_HTTP_LIMITS, type Handler, type HttpLimits } from "./http.js";
 import { DEFAULT_STATE_LIMITS, type StateLimits } from "./state.js";
-import { webdataApp } from "./webdata/routes.js";
-import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits, type WebhookSettings } from "./webhooks.js";
+import { webdataApi } from "./webdata/handlers.js";
+import { checkWebhookOptions, DEFAULT_WEBHOOK_LIMITS, type WebhookLimits, type WebhookSettings } from "./webhooks.js";
 
 /** Every limit the server enforces on clients; each defaults as the README's limits table says. */
 export type ReferenceLimits = HttpLimits & StateLimits & WebhookLimits;
 
-/** What one API's app is built from. */
-interface AppParts {
-  options: Omit<ReferenceServerOptions, "host" | "port">;
-  fixtures: ReturnType<typeof validateFixtures>;
+/** What one API's implementation is built from. */
+export interface ApiParts {
+  fixtures: SeededFixtures;
   now: () => number;
   limits: ReferenceLimits;
   webhooks: WebhookSettings;
+  /** The API's contract, on the server's clock: it decides every request before a handler sees it. */
+  contract: ApiContract;
+  /** Base of the URLs the API hands out: `publicUrl`, else the address the server listens at; never a request's `Host` header. */
+  base(): string;
 }
 
-/**
- * The APIs this server implements, by their names in contract-core's registry, each with its
- * largest request body by default and how its app is built: another API adds an entry.
- */
-const IMPLEMENTED = {
-  entitlements: {
-    bodyLimitBytes: 1024 * 1024,
-    build({ options, fixtures, now, limits, webhooks }: AppParts): FastifyInstance {
-      if ((options.webhookUrl === undefined) !== (options.webhookSecret === undefined)) throw new TypeError("webhookUrl and webhookSecret go together: balance events are sent to the endpoint, signed with its whsec_ secret");
-      if (options.webhookUrl !== undefined) checkEndpoint(options.webhookUrl, options.webhookSecret!);
-      return entitlementsApp({ fixtures, now, http: limits, state: limits, webhooks: { ...webhooks, url: options.webhookUrl } });
-    },
-  },
-  webdata: {
-    bodyLimitBytes: 10 * 1024 * 1024,
-    build({ options, fixtures, now, limits, webhooks }: AppParts): FastifyInstance {
-      if (options.webhookUrl !== undefined) throw new TypeError("webhookUrl is for entitlements: every crawl names its own webhook");
-      const publicUrl = options.publicUrl === undefined ? undefined : httpUrl("publicUrl", options.publicUrl).href.replace(/\/+$/, "");
-      return webdataApp({ fixtures, now, http: limits, state: limits, publicUrl, webhooks });
-    },
-  },
-};
+/** One API as this server implements it: its business rules, by operationId, and what closes with the server. */
+export interface Implementation {
+  handlers: Readonly<Record<string, Handler>>;
+  /** Placeholders of its error bodies that the world sets (the facts' `errors.placeholders`). */
+  context?: WordingContext;
+  close(): Promise<void> | void;
+}
+
+/** The APIs this server implements, by their names in contract-core's registry: another API adds an entry. */
+const IMPLEMENTED = { entitlements: entitlementsApi, webdata: webdataApi } satisfies Record<string, (parts: ApiParts) => Implementation>;
 
 /** An API this server implements. */
 export type Service = keyof typeof IMPLEMENTED;
 export const SERVICES = Object.keys(IMPLEMENTED) as Service[];
-
-/** Largest request body by default, in bytes: 1 MiB for entitlements, 10 MiB for web data. */
-export const DEFAULT_BODY_LIMIT_BYTES = Object.fromEntries(SERVICES.map((service) => [service, IMPLEMENTED[service].bodyLimitBytes])) as Record<Service, number>;
 
 export interface ReferenceServerOptions {
   service: Service;
@@ -57,19 +46,20 @@ export interface ReferenceServerOptions {
   port?: number;
   /** The world to serve; default {@link defaultFixtures}. Validated before the server starts. */
   fixtures?: Fixtures;
-  /** Clock in milliseconds since the Unix epoch, for lock expiry, resets and key expiry; default `Date.now`. */
+  /** Clock in milliseconds since the Unix epoch, for lock expiry, resets, key expiry and the spec's time rules; default `Date.now`. */
   now?: () => number;
   /** Size, time and state limits; each one left out keeps its default. */
   limits?: Partial<ReferenceLimits>;
-  /** Base URL of the URLs the Web Data API hands out (a started crawl's `url`); default: the listening address. */
+  /** Base URL of the URLs the API hands out (a started crawl's `url`); default: the listening address. */
   publicUrl?: string;
   /**
-   * The secret webhook calls are signed with. Web data: the team's secret, any string (`X-Firecrawl-Signature`;
-   * crawl calls go unsigned without it, as the service sends them when it knows none). Entitlements:
-   * the endpoint's Standard Webhooks secret, `whsec_` and a base64 key; required with `webhookUrl`.
+   * The secret webhook calls are signed with, by the description's `x-webhook-signature`. An API whose
+   * requests name their own webhook (web data): the team's secret, any string (calls go unsigned
+   * without it, as the service sends them when it knows none). Another API (entitlements): the
+   * endpoint's secret (Standard Webhooks: `whsec_` and a base64 key), required with `webhookUrl`.
    */
   webhookSecret?: string;
-  /** Entitlements: the endpoint `balances.limit_reached` calls go to; none are sent without it. */
+  /** The endpoint of an API whose requests name no webhook (entitlements: `balances.limit_reached`); none are sent without it. */
   webhookUrl?: string;
   /** Told of the end of every webhook call the server makes (delivered, refused, failed, timed out, dropped, cancelled). */
   onWebhookReport?: (report: DeliveryReport) => void;
@@ -82,9 +72,19 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
-/** The limits of one service: the defaults, overridden by the given ones (each a positive number). */
+/** One API's server, built but not listening (for embedding). */
+export interface ReferenceApp {
+  /** The HTTP server with every limit (deadlines, lingering close, parser refusals in the API's shape); `listen` it yourself. */
+  server: Server;
+  /** Its request listener, to mount the API in a server of your own (the body limit holds; the deadlines are then your server's). */
+  handle: RequestListener;
+  /** Closes the server (waiting for requests in flight) and cuts the webhook calls in flight. */
+  close(): Promise<void>;
+}
+
+/** The limits of one service: the defaults (its body limit from the API's facts), overridden by the given ones (each a positive integer). */
 export function resolveLimits(service: Service, given: Partial<ReferenceLimits> = {}): ReferenceLimits {
-  const limits: ReferenceLimits = { bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES[service], ...DEFAULT_HTTP_LIMITS, ...DEFAULT_STATE_LIMITS, ...DEFAULT_WEBHOOK_LIMITS };
+  const limits: ReferenceLimits = { bodyLimitBytes: getApi(service).limits.bodyBytes, ...DEFAULT_HTTP_LIMITS, ...DEFAULT_STATE_LIMITS, ...DEFAULT_WEBHOOK_LIMITS };
   for (const [name, value] of Object.entries(given)) {
     if (!Object.hasOwn(limits, name)) throw new TypeError(`unknown limit ${name}`);
     if (value === undefined) continue;
@@ -94,32 +94,51 @@ export function resolveLimits(service: Service, given: Partial<ReferenceLimits> 
   return limits;
 }
 
-/** The option's URL, which must be an http or https one. */
-function httpUrl(option: string, text: string): URL {
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (url?.protocol !== "http:" && url?.protocol !== "https:") throw new TypeError(`${option} must be an http or https URL, got ${text}`);
-  return url;
+/** The option's base URL, which must be an http or https one, without a trailing slash. */
+function baseUrl(text: string): string {
+  const url = parseHttpUrl(text);
+  if (!url) throw new TypeError(`publicUrl must be an http or https URL, got ${text}`);
+  return url.href.replace(/\/+$/, "");
 }
 
-/** An entitlements endpoint: an http(s) URL and a Standard Webhooks secret (`whsec_` and a base64 key, as Svix gives them). */
-function checkEndpoint(url: string, secret: string): void {
-  httpUrl("webhookUrl", url);
-  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) throw new TypeError("webhookSecret must be a Standard Webhooks secret: whsec_ followed by a base64 key");
-}
-
-/** Builds the Fastify app of one service without listening (for embedding). */
-export function buildReferenceApp(options: Omit<ReferenceServerOptions, "host" | "port">): FastifyInstance {
+/** Builds the server of one service without listening. */
+export function buildReferenceApp(options: Omit<ReferenceServerOptions, "host" | "port">): ReferenceApp {
+  const service = options.service;
+  if (!Object.hasOwn(IMPLEMENTED, service)) throw new TypeError(`unknown service ${String(service)}: this server implements ${SERVICES.join(" and ")}`);
   const fixtures = validateFixtures(options.fixtures ?? defaultFixtures);
   const now = options.now ?? Date.now;
-  const limits = resolveLimits(options.service, options.limits);
-  const webhooks = { secret: options.webhookSecret, limits, onReport: options.onWebhookReport };
-  const api = Object.hasOwn(IMPLEMENTED, options.service) ? IMPLEMENTED[options.service] : undefined;
-  if (!api) throw new Error(`unknown service ${String(options.service)}: expected ${SERVICES.join(" or ")}`);
-  return api.build({ options, fixtures, now, limits, webhooks });
+  const limits = resolveLimits(service, options.limits);
+  // Servers on the real clock share the registry's contract; another clock judges the spec's time rules by itself.
+  const contract = now === Date.now ? contractOf(service) : contractOf(service, { now });
+  checkWebhookOptions(contract, options.webhookUrl, options.webhookSecret);
+  const publicUrl = options.publicUrl === undefined ? undefined : baseUrl(options.publicUrl);
+  const base = (): string => {
+    if (publicUrl !== undefined) return publicUrl;
+    const address = server.address();
+    return typeof address === "object" && address !== null ? addressUrl(address.address, address.port) : "http://localhost";
+  };
+  const webhooks = { url: options.webhookUrl, secret: options.webhookSecret, limits, onReport: options.onWebhookReport };
+  const implementation = IMPLEMENTED[service]({ fixtures, now, limits, webhooks, contract, base });
+  const key = fixtures.api_keys[service];
+  const api = { contract, acceptsKey: (given: string) => given === key, context: implementation.context, handlers: implementation.handlers };
+  const handle = apiListener(api, limits.bodyLimitBytes);
+  const server = apiServer(api, handle, limits);
+  const close = async (): Promise<void> => {
+    // Node closes the idle connections; one with a request in flight ends with its answer.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await implementation.close();
+  };
+  return { server, handle, close };
 }
 
 /** Starts the stateful reference implementation of one API on host:port. */
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
   const app = buildReferenceApp(options);
-  return listen(app, options.host ?? "127.0.0.1", options.port ?? 0);
+  try {
+    const { url, port } = await listen(app.server, options.port ?? 0, options.host ?? "127.0.0.1");
+    return { url, port, close: app.close };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 }

@@ -1,7 +1,8 @@
 /**
- * Types that read request and response shapes out of an openapi-typescript `paths` interface,
+ * Types that read request and response shapes out of an openapi-typescript `operations` interface,
  * so that handlers follow the spec: when the spec changes, the handler stops type-checking.
  */
+import type { Handler } from "./http.js";
 
 type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
 
@@ -18,3 +19,28 @@ export type PathOf<Op> = Op extends { parameters: { path?: infer P } } ? ([P] ex
 export type AnswerOf<Op> = Op extends { responses: infer R }
   ? { [S in keyof R]: S extends number ? { status: S; body: JsonOf<R[S]> } : never }[keyof R]
   : never;
+
+/** The header parameters of an operation, by lower-case name, beside every other header received. */
+export type HeadersOf<Op> = (Op extends { parameters: { header?: infer H } } ? ([H] extends [never | undefined] ? unknown : Partial<NonNullable<H>>) : unknown) & Record<string, unknown>;
+
+/** An operation's request as the contract's decision read it: parameters coerced by their schemas, the body parsed. */
+export interface ReadOf<Op> {
+  path: PathOf<Op>;
+  query: QueryOf<Op>;
+  headers: HeadersOf<Op>;
+  body: RequestBody<Op>;
+}
+
+/**
+ * Handlers of a description's operations (its `operations` interface, which holds its webhooks too),
+ * by operationId; the server refuses to start without one for every operation its description serves.
+ */
+export type Handlers<Operations> = { [Id in keyof Operations]?: (read: ReadOf<Operations[Id]>) => AnswerOf<Operations[Id]> };
+
+/**
+ * Handlers typed by a description's operations, as the server calls them: each with a request the
+ * contract's decision accepted, so read by that operation's own schemas.
+ */
+export function served<Operations>(handlers: Handlers<Operations>): Record<string, Handler> {
+  return handlers as unknown as Record<string, Handler>;
+}

@@ -66,13 +66,13 @@ describe("fixtures", () => {
     expect(() => validateFixtures(oneKey)).toThrow(/api_keys\.webdata is required/);
   });
 
-  it("startReferenceServer refuses an unknown service", async () => {
-    await expect(startReferenceServer({ service: "billing" as "webdata" })).rejects.toThrow(/unknown service billing/);
+  it("startReferenceServer refuses an unknown service, naming those it implements", async () => {
+    await expect(startReferenceServer({ service: "billing" as "webdata" })).rejects.toThrow("unknown service billing: this server implements entitlements and webdata");
   });
 });
 
 describe("reference-server command", () => {
-  it("serves the fixtures file given with --fixtures on the given ports and stops on SIGTERM", async () => {
+  it("serves the fixtures file given with --fixtures on the given ports, says which key it accepts, and stops on SIGTERM", async () => {
     const fixtures = structuredClone(defaultFixtures);
     fixtures.api_keys.entitlements = "am_sk_from_file";
     const file = path.join(dir, "custom.json");
@@ -80,11 +80,11 @@ describe("reference-server command", () => {
     const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, [bin, "--service", "entitlements", "--entitlements-port", "0", "--fixtures", file], { stdio: ["ignore", "pipe", "pipe"] });
     try {
+      let out = "";
       const url = await new Promise<string>((resolve, reject) => {
-        let out = "";
         child.stdout.on("data", (chunk: Buffer) => {
           out += chunk.toString();
-          const match = /listening on (\S+)/.exec(out);
+          const match = /listening on (\S+)\n.*\n/.exec(out);
           if (match) resolve(match[1]!);
         });
         child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
@@ -95,6 +95,7 @@ describe("reference-server command", () => {
         body: JSON.stringify({ customer_id: fixtures.entitlements.customer_id, feature_id: fixtures.entitlements.boolean_feature_id }),
       });
       expect((await response.json()).allowed).toBe(true);
+      expect(out).toContain(`accepts Authorization: Bearer am_sk_from_file (api_keys.entitlements of ${file}; --fixtures <file> sets another)`);
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
@@ -107,6 +108,12 @@ describe("reference-server command", () => {
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain("--service must be entitlements, webdata or both");
     expect((failure as { stderr: string }).stderr).toContain("Usage: reference-server");
+  }, 60_000);
+
+  it("--help names the key each API accepts and how to change it", async () => {
+    const { stdout } = await run(process.execPath, [bin, "--help"]);
+    for (const service of ["entitlements", "webdata"] as const) expect(stdout).toMatch(new RegExp(`^  ${service} +${defaultFixtures.api_keys[service]}$`, "m"));
+    expect(stdout).toContain("A --fixtures file sets others (its api_keys)");
   }, 60_000);
 
   it("--help names every limit flag, and a limit that is not a positive integer exits 2", async () => {

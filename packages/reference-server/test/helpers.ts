@@ -1,5 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { execFile } from "node:child_process";
+import { createRequire } from "node:module";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -112,6 +113,9 @@ export async function runIsolated(source: string, timeoutMs = 30_000): Promise<s
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Absolute import specifier of contract-core's main entry, for {@link runIsolated}. */
+export const coreModule = JSON.stringify(createRequire(import.meta.url).resolve("@api-contracts/contract-core"));
 
 /** Absolute import specifier of a source module of this package, for {@link runIsolated}. */
 export const sourceModule = (name: string): string => JSON.stringify(path.resolve(import.meta.dirname, "../src", name));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultFixtures, MAX_REPORTED_ERRORS } from "../src/index.js";
-import { manualClock, rawPost, rawRequest, runIsolated, sourceModule, startApi, type ApiUnderTest, type RawAnswer, validatorsOf } from "./helpers.js";
+import { coreModule, manualClock, rawPost, rawRequest, runIsolated, sourceModule, startApi, type ApiUnderTest, type RawAnswer, validatorsOf } from "./helpers.js";
 
 const ids = defaultFixtures.entitlements;
 const CHECK = "/v1/balances.check";
@@ -57,10 +57,10 @@ describe("entitlements reference server under hostile input", () => {
 
   it("linear-time parsing: a 1 MB 'Bearer<spaces>a b' header is refused by a one-pass parser (a backtracking pattern would take about half an hour)", async () => {
     // In a child process, so that a regression shows as a failed test rather than a frozen run.
-    const stdout = await runIsolated(`import { Refusals } from ${sourceModule("http.ts")};
-      import { contractOf } from ${sourceModule("spec.ts")};
-      const refusals = new Refusals(contractOf("entitlements"), "k", { env: "sandbox" });
-      process.stdout.write(JSON.stringify(refusals.reply(refusals.authenticate("Bearer" + " ".repeat(1 << 20) + "a b"))));`);
+    const stdout = await runIsolated(`import { contractOf } from ${coreModule};
+      const contract = contractOf("entitlements");
+      const decision = contract.decide({ method: "POST", target: "/v1/balances.check", headers: { authorization: "Bearer" + " ".repeat(1 << 20) + "a b" } }, { acceptsKey: (key) => key === "k" });
+      process.stdout.write(JSON.stringify(contract.refusalOf(decision)));`);
     expect(JSON.parse(stdout)).toMatchObject({ status: 401, body: { code: "invalid_secret_key" } });
   }, 40_000);
 
@@ -217,9 +217,10 @@ describe("entitlements reference server under hostile input", () => {
     for (const answer of answers) expectError(answer, 400, "invalid_request");
   });
 
-  it("framework answers: an undecodable path is 400 invalid_request, not Fastify's own body", async () => {
+  it("an undecodable path is the contract's 404 invalid_request: no operation serves it", async () => {
     const answer = await rawRequest(api.server.url, `POST /v1/balances.check%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expectError(answer, 400, "invalid_request");
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ code: "invalid_request", env: "sandbox" });
   });
 
   it("prototype keys: __proto__, constructor and prototype as ids, lock ids, keys and free-form properties change nothing they should not", async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { subscribesTo, webhookSubscription, parseUrl, withDefaultScheme, type JsonObject } from "@api-contracts/contract-core";
+import { subscribesTo, parseUrl, withDefaultScheme, type ApiContract, type JsonObject } from "@api-contracts/contract-core";
 import { jobEventCall, type WebhookCall, type WebhookDeliverer, type WebhookSequence } from "@api-contracts/contract-core/server";
 import type { WorldCrawl } from "../fixtures.js";
 
@@ -67,13 +67,13 @@ export class CrawlDeliveries {
   private readonly running = new Map<string, WebhookSequence>();
 
   constructor(
-    private readonly document: JsonObject,
+    private readonly contract: ApiContract,
     private readonly deliverer: WebhookDeliverer,
   ) {}
 
   /** Starts the calls of a crawl just started with the request `body`; nothing when it has no webhook. */
   start(crawl: WorldCrawl, body: JsonObject): void {
-    const subscription = webhookSubscription(this.document, START_CRAWL, body);
+    const subscription = this.contract.webhookSubscription(START_CRAWL, body);
     if (!subscription) return;
     const types = ["crawl.started", ...Array.from({ length: pageCount(body) }, () => "crawl.page"), "crawl.completed"].filter((type) => subscribesTo(subscription, type));
     // Calls that cannot fit are not built: a receiver that never answers keeps the cap full, and
