@@ -32,7 +32,7 @@ ${portLines.join("\n")}
   ${"--faults <file>".padEnd(width)}inject latency and faults by the rules of <file>, logging each on stderr
   ${"".padEnd(width)}(format: @api-contracts/contract-core/faults.schema.json)
   ${"--faults-seed <n>".padEnd(width)}seed of the faults' draws, 0 to ${SEED_MAX} (default: a random one, printed)
-  ${"--webhook-secret <secret>".padEnd(width)}sign the webhook calls of crawls started with a webhook (the mock
+  ${"--webhook-secret <secret>".padEnd(width)}sign the webhook calls of jobs started with a webhook (a crawl; the mock
   ${"".padEnd(width)}sends the documented examples); each call's end is logged on stderr
   ${"--request-timeout <ms>".padEnd(width)}time allowed for a whole request, body included (default ${DEFAULT_REQUEST_TIMEOUT}):
   ${"".padEnd(width)}a request still arriving then is answered 408 in the API's shape
