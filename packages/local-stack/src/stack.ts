@@ -1,4 +1,4 @@
-import { getApi, listApis, loadBundle, takesWebhook, walkOperations, type ApiName } from "@api-contracts/contract-core";
+import { contractOf, getApi, listApis, type ApiName } from "@api-contracts/contract-core";
 import type { DeliveryReport, FaultsOptions } from "@api-contracts/contract-core/server";
 import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
@@ -16,6 +16,10 @@ export interface ApiServerOptions {
   /** With examples: generate bodies from the schemas instead. */
   dynamic?: boolean;
   seed?: number | string;
+  /** Time allowed for a whole request, body included, in milliseconds; default 5 s (the mock's and the reference implementation's). */
+  requestTimeout?: number;
+  /** Mocks only: let web apps of any origin call them from a browser (default `true`); the reference implementation sends no CORS headers. */
+  cors?: boolean;
   /** Mocks only: latency and faults to inject (rules of contract-core's faults format, a seed, a log). */
   faults?: FaultsOptions;
   /**
@@ -28,10 +32,10 @@ export interface ApiServerOptions {
   onWebhookReport?: (report: DeliveryReport) => void;
 }
 
-/** Whether any request of the API carries a webhook member (its calls are then signed with the secret). */
+/** Whether any request of the API starts a job with a webhook (its calls are then signed with the secret). */
 function callsWebhooks(api: ApiName): boolean {
-  const document = loadBundle(api);
-  return walkOperations(document).some((operation) => takesWebhook(document, operation));
+  const contract = contractOf(api);
+  return contract.validators.listOperations().some((operation) => contract.takesWebhook(operation));
 }
 
 /** Serves one API: its mock, or with `stateful` the reference implementation, on the same port. */
@@ -44,7 +48,8 @@ export function startApiServer(options: ApiServerOptions): Promise<RunningServer
   };
   if (options.stateful) {
     if (options.faults) return Promise.reject(new TypeError("faults are injected by the mocks, not by the stateful reference implementation"));
-    return startReferenceServer({ service: options.api as Service, host, port, ...webhooks });
+    const limits = options.requestTimeout !== undefined ? { limits: { requestTimeoutMs: options.requestTimeout } } : {};
+    return startReferenceServer({ service: options.api as Service, host, port, ...limits, ...webhooks });
   }
   return startMockServer({
     service: options.api,
@@ -53,6 +58,8 @@ export function startApiServer(options: ApiServerOptions): Promise<RunningServer
     dynamic: options.dynamic ?? false,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.faults ? { faults: options.faults } : {}),
+    ...(options.requestTimeout !== undefined ? { requestTimeout: options.requestTimeout } : {}),
+    ...(options.cors !== undefined ? { cors: options.cors } : {}),
     ...webhooks,
   });
 }

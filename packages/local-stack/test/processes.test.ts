@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -18,8 +18,8 @@ afterAll(() => {
 });
 
 /** Starts the command and resolves with the URLs it prints, once it has printed `count` of them; `stderr()` is what it logged so far. */
-function launch(args: string[], count: number): Promise<{ child: ChildProcess; urls: string[]; stderr: () => string }> {
-  const child = spawn(process.execPath, ["bin/api-mock.js", ...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] });
+function launch(args: string[], count: number, env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; urls: string[]; stdout: () => string; stderr: () => string }> {
+  const child = spawn(process.execPath, ["bin/api-mock.js", ...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"], env });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = "";
@@ -27,15 +27,15 @@ function launch(args: string[], count: number): Promise<{ child: ChildProcess; u
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const urls = out.match(/http:\/\/[^\s]+/g) ?? [];
-      if (urls.length >= count) resolve({ child, urls, stderr: () => err });
+      if (urls.length >= count) resolve({ child, urls, stdout: () => out, stderr: () => err });
     });
     child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.once("exit", (code) => reject(new Error(`exited with ${code} before listening: ${err}`)));
   });
 }
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["bin/api-mock.js", ...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] });
+function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["bin/api-mock.js", ...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"], env });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -56,11 +56,11 @@ describe("api-mock command", () => {
   it("--help prints the usage with every option and exits 0", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
-    for (const flag of ["--host", "--webdata-port", "--entitlements-port", "--only", "--dynamic", "--seed", "--stateful", "--faults", "--faults-seed", "--webhook-secret", "latency=", "fault="]) expect(stdout).toContain(flag);
+    for (const flag of ["--host", "--webdata-port", "--entitlements-port", "--only", "--dynamic", "--seed", "--stateful", "--faults", "--faults-seed", "--webhook-secret", "--request-timeout", "--no-cors", "latency=", "fault="]) expect(stdout).toContain(flag);
   });
 
   it("an unknown flag, a bad port or an unknown API exits 2 with a message", async () => {
-    for (const args of [["--nope"], ["--webdata-port", "http"], ["--only", "billing"]]) {
+    for (const args of [["--nope"], ["--webdata-port", "http"], ["--only", "billing"], ["--request-timeout", "0"], ["--request-timeout", "5s"]]) {
       const { code, stderr } = await run(args);
       expect(code, args.join(" ")).toBe(2);
       expect(stderr).toMatch(/api-mock: /);
@@ -83,6 +83,33 @@ describe("api-mock command", () => {
     expect((await balanceCheck(urls[0]!)).status).toBe(200);
     child.kill("SIGTERM");
     await once(child, "exit");
+  });
+
+  it("answers preflights and allows any origin by default; --no-cors sends no CORS header; --request-timeout sets the request deadline", async () => {
+    const preflight = (url: string) =>
+      fetch(`${url}/v1/balances.check`, { method: "OPTIONS", headers: { origin: "http://localhost:5173", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" } });
+    const open = await launch(["--only", "entitlements", "--entitlements-port", "0"], 1);
+    const answered = await preflight(open.urls[0]!);
+    expect(answered.status).toBe(204);
+    expect(answered.headers.get("access-control-allow-origin")).toBe("*");
+    expect(answered.headers.get("access-control-allow-headers")).toBe("authorization, content-type");
+    expect((await balanceCheck(open.urls[0]!)).headers.get("access-control-allow-origin")).toBe("*");
+    open.child.kill("SIGTERM");
+    await once(open.child, "exit");
+    const closed = await launch(["--only", "entitlements", "--entitlements-port", "0", "--no-cors", "--request-timeout", "300"], 1);
+    expect((await preflight(closed.urls[0]!)).status).toBe(404);
+    expect((await balanceCheck(closed.urls[0]!)).headers.get("access-control-allow-origin")).toBeNull();
+    // A body that never comes is answered 408 at the deadline given.
+    const { port } = new URL(closed.urls[0]!);
+    const socket = connect(Number(port), "127.0.0.1");
+    socket.write(`POST /v1/balances.check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n{"`);
+    const started = Date.now();
+    const [answer] = (await once(socket, "data")) as [Buffer];
+    expect(answer.toString("latin1")).toMatch(/^HTTP\/1\.1 408 /);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    socket.destroy();
+    closed.child.kill("SIGTERM");
+    await once(closed.child, "exit");
   });
 
   it("--stateful serves the reference implementation, which refuses keys the mock accepts", async () => {

@@ -11,8 +11,6 @@ export interface PrismOperation {
   iid?: string;
   method: string;
   path: string;
-  security?: Array<Array<{ type: string; scheme?: string }>>;
-  request?: { body?: { contents?: Array<{ mediaType: string }> } };
   responses: Array<{ code: string; contents?: Array<{ examples?: Array<{ key: string }> }> }>;
 }
 
@@ -44,8 +42,6 @@ type MockComponent = (opts: {
   input: { data: PrismRequest; validations: [] };
   config: MockConfig;
 }) => (logger: unknown) => Either<Error, PrismResponse>;
-
-export type RouteComponent = (opts: { resources: PrismOperation[]; input: PrismRequest }) => Either<Error, PrismOperation>;
 
 const require = createRequire(import.meta.url);
 
@@ -100,7 +96,6 @@ export function hasCycle(root: object): boolean {
 /** Prism's HTTP components, loaded one by one: the package index also loads the proxy and its HTTP client. */
 interface LoadedPrism {
   getHttpOperationsFromSpec(document: object): Promise<PrismOperation[]>;
-  route: RouteComponent;
   mock: MockComponent;
 }
 
@@ -129,9 +124,8 @@ export function loadPrism(): LoadedPrism {
         bundleTarget({ document: { ...resolved, __target__: operation }, path: "#/__target__", cloneDocument: false }),
       );
     };
-    const router = require("@stoplight/prism-http/dist/router/index.js") as { default: RouteComponent };
     const mocker = require("@stoplight/prism-http/dist/mocker/index.js") as { default: MockComponent };
-    loaded = { getHttpOperationsFromSpec, route: router.default, mock: mocker.default };
+    loaded = { getHttpOperationsFromSpec, mock: mocker.default };
   }
   return loaded;
 }

@@ -1,35 +1,31 @@
-import { readFileSync, statSync } from "node:fs";
-import { ContractErrors, OpenApiValidators, bundleFiles, getApi, loadBundle, type ApiName, type JsonObject } from "@api-contracts/contract-core";
+import { contractOf, loadBundle, type ApiContract, type ApiName } from "@api-contracts/contract-core";
 import { loadPrism, type PrismOperation } from "./prism.js";
 
 export type Service = ApiName;
 
 export interface ApiDescription {
-  service: Service;
-  document: JsonObject;
-  operations: PrismOperation[];
-  /** The API's validators and its way of wording refusals. */
-  errors: ContractErrors;
+  /** The API's contract: its facts, its decision on a request and the wording of its refusals. */
+  contract: ApiContract;
+  /** Prism's model of each operation, by method and path template (`POST /v2/crawl`). */
+  operations: Map<string, PrismOperation>;
 }
 
-const cache = new Map<string, { version: number; description: Promise<ApiDescription> }>();
+/** The key of an operation among Prism's: its method in upper case and its path template. */
+export const operationKey = (operation: { method: string; path: string }) => `${operation.method.toUpperCase()} ${operation.path}`;
 
-/** Loads an API's bundle and prepares it for Prism; cached per process until the bundle file changes. */
+const prepared = new WeakMap<ApiContract, Promise<ApiDescription>>();
+
+/** An API's contract and its operations prepared for Prism; made once per process and contract. */
 export function loadApi(service: Service): Promise<ApiDescription> {
-  const api = getApi(service);
-  const files = bundleFiles(api);
-  const version = files ? statSync(files.json).mtimeMs : 0;
-  const hit = cache.get(service);
-  if (hit && hit.version === version) return hit.description;
-  const description = (async (): Promise<ApiDescription> => {
-    const text = files ? readFileSync(files.json, "utf8") : JSON.stringify(loadBundle(api));
-    const document = JSON.parse(text) as JsonObject;
+  const contract = contractOf(service);
+  let description = prepared.get(contract);
+  if (!description) {
     // Prism dereferences in place, so it gets its own copy of the document.
-    const operations = await loadPrism().getHttpOperationsFromSpec(JSON.parse(text) as object);
-    const errors = new ContractErrors(api, { validators: new OpenApiValidators(document) });
-    return { service, document, operations, errors };
-  })();
-  cache.set(service, { version, description });
-  description.catch(() => cache.delete(service));
+    description = loadPrism()
+      .getHttpOperationsFromSpec(loadBundle(contract.api.name))
+      .then((operations) => ({ contract, operations: new Map(operations.map((operation) => [operationKey(operation), operation])) }));
+    prepared.set(contract, description);
+    description.catch(() => prepared.delete(contract));
+  }
   return description;
 }

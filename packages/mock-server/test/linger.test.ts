@@ -17,7 +17,7 @@ describe.each(["webdata", "entitlements"] as const)("%s mock: an oversized body"
   const maxBytes = 24 * 1024 * 1024;
   beforeAll(async () => {
     // A deadline far beyond the client's patience: a cut-off can only come from the byte bound.
-    mock = await startMockServer({ service, linger: { maxBytes, maxMs: 120_000 } });
+    mock = await startMockServer({ service, bodyLimit: 1024 * 1024, linger: { maxBytes, maxMs: 120_000 } });
   });
   afterAll(() => mock.close());
 

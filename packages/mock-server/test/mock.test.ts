@@ -110,27 +110,22 @@ describe("request validation", () => {
     expect(reply.json).toEqual({ success: false, code: "BAD_REQUEST_INVALID_JSON", error: "Bad request, malformed JSON" });
   });
 
-  it("webdata: a body over the limit is 413 'Request body is too large'", async () => {
-    const reply = await send(web.url, {
-      method: "POST",
-      path: "/v2/crawl",
-      headers: { ...webKey, "content-type": "application/json" },
-      body: Buffer.alloc(2 * 1024 * 1024, 0x20),
-    });
+  it("webdata: a body over the API's limits.bodyBytes (10 MiB) is 413 'Request body is too large'", async () => {
+    const headers = { ...webKey, "content-type": "application/json" };
+    const reply = await send(web.url, { method: "POST", path: "/v2/crawl", headers, body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20) });
     expect(reply.status).toBe(413);
     expect(reply.json).toEqual({ success: false, error: "Request body is too large" });
+    const within = await send(web.url, { method: "POST", path: "/v2/crawl", headers, body: `${" ".repeat(2 * 1024 * 1024)}{"url":"https://example.com"}` });
+    expect(within.status).toBe(200);
   });
 
-  it("webdata: a crawl id that is not a UUID is the documented 400 of cancelCrawl", async () => {
-    const reply = await send(web.url, { method: "DELETE", path: "/v2/crawl/not-a-uuid", headers: webKey });
-    expect(reply.status).toBe(400);
-    expect(reply.json).toMatchObject({ error: "Invalid job ID format. Job ID must be a valid UUID." });
-  });
-
-  it("webdata: a crawl id with a broken percent-escape is the documented 400, not a 5xx", async () => {
-    const reply = await send(web.url, { method: "DELETE", path: "/v2/crawl/%zz", headers: webKey });
-    expect(reply.status).toBe(400);
-    expect(reply.json).toMatchObject({ error: "Invalid job ID format. Job ID must be a valid UUID." });
+  it("webdata: a crawl id that is not a UUID, or a broken percent-escape, is 400 BAD_REQUEST naming the id", async () => {
+    for (const id of ["not-a-uuid", "%zz"]) {
+      const reply = await send(web.url, { method: "DELETE", path: `/v2/crawl/${id}`, headers: webKey });
+      expect(reply.status, id).toBe(400);
+      expect(reply.json).toMatchObject({ code: "BAD_REQUEST", details: [{ code: "invalid_format", path: ["id"] }] });
+      expect(isWebError(reply.json)).toBe(true);
+    }
   });
 
   it("webdata: a documented header is checked against its schema (x-idempotency-key must be a UUID)", async () => {
@@ -142,14 +137,15 @@ describe("request validation", () => {
     expect(good.status).toBe(200);
   });
 
-  it("a JSON body that is not an object, or no body at all, is a 400 naming the body", async () => {
+  it("entitlements: a JSON body that is not an object is a 400 naming the body, no body at all one naming the members", async () => {
     for (const body of ["null", "false", "0", ""]) {
       const headers = { ...autumnKey, "content-type": "application/json" };
       const reply = await send(ent.url, { method: "POST", path: "/v1/balances.check", headers, body });
       expect(reply.status, JSON.stringify(body)).toBe(400);
       expect(reply.json).toMatchObject({
         code: "invalid_inputs",
-        message: body === "" ? "Invalid inputs: body is required" : "Invalid inputs: body: must be object",
+        // An empty body is read as {}, as the live service reads it.
+        message: body === "" ? "Invalid inputs: customer_id is required; feature_id is required" : "Invalid inputs: body: must be object",
       });
     }
   });
@@ -193,16 +189,25 @@ describe("request validation", () => {
     expect((refused.json as { message: string }).message).toContain("timestamp");
   });
 
-  it("entitlements: malformed JSON and non-JSON content types are 400 invalid_inputs", async () => {
+  it("entitlements: every body is read as JSON whatever its Content-Type, and one that does not parse as {}", async () => {
+    const served = await send(ent.url, { method: "POST", path: "/v1/balances.check", headers: { ...autumnKey, "content-type": "text/plain" }, body: JSON.stringify(check) });
+    expect(served.status, served.text).toBe(200);
     for (const [type, body] of [
       ["application/json", "{"],
       ["text/plain", "customer_id=1"],
     ] as const) {
       const reply = await send(ent.url, { method: "POST", path: "/v1/balances.check", headers: { ...autumnKey, "content-type": type }, body });
       expect(reply.status, type).toBe(400);
-      expect(reply.json).toMatchObject({ code: "invalid_inputs" });
-      expect(isEntError(reply.json)).toBe(true);
+      expect(reply.json).toMatchObject({ code: "invalid_inputs", message: "Invalid inputs: customer_id is required; feature_id is required" });
     }
+  });
+
+  it("webdata: a form body is read as the live service reads it, and a body of another type is left unread", async () => {
+    const form = await send(web.url, { method: "POST", path: "/v2/crawl", headers: { ...webKey, "content-type": "application/x-www-form-urlencoded" }, body: "url=https%3A%2F%2Fexample.com" });
+    expect(form.status, form.text).toBe(200);
+    const plain = await send(web.url, { method: "POST", path: "/v2/crawl", headers: { ...webKey, "content-type": "text/plain" }, body: JSON.stringify({ url: "https://example.com" }) });
+    expect(plain.status).toBe(400);
+    expect(plain.json).toMatchObject({ code: "BAD_REQUEST", details: [{ path: ["url"] }] });
   });
 
   it("entitlements: a malformed x-api-version is 400 invalid_api_version", async () => {

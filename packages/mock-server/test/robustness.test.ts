@@ -1,3 +1,4 @@
+import { contractOf } from "@api-contracts/contract-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer, type RunningServer } from "../src/index.js";
 import { badRequests, shapes } from "./bad-requests.js";
@@ -28,7 +29,7 @@ async function sendAll(url: string, requests: Array<Outgoing & { kind: string }>
 }
 
 describe.each(["webdata", "entitlements"] as const)("%s mock under generated bad requests", (service) => {
-  it(`answers ${PER_API} bad requests with a documented 4xx error body, then still serves valid requests`, async () => {
+  it(`answers ${PER_API} bad requests with the API's decision on each (its status and body exactly), then still serves valid requests`, async () => {
     const url = servers.get(service)!.url;
     const shape = shapes[service];
     const requests = [...badRequests(shape, PER_API, service === "webdata" ? 2024 : 4011)];
@@ -40,6 +41,18 @@ describe.each(["webdata", "entitlements"] as const)("%s mock under generated bad
       wrong.slice(0, 5).map(({ request, reply }) => `${request.kind} ${request.method} ${request.path} -> ${reply.status} ${reply.text.slice(0, 200)}`),
     ).toEqual([]);
     expect(replies).toHaveLength(PER_API);
+    // The mock's refusal of each is the one decision's: contract-core's, which the reference server and the proxy answer with too.
+    const contract = contractOf(service);
+    const decided = ({ method, path, headers = {}, body }: Outgoing) => {
+      const size = body === undefined ? 0 : Buffer.byteLength(body);
+      if (size > contract.api.limits.bodyBytes) return contract.reply({ kind: "too-large", limit: contract.api.limits.bodyBytes });
+      return contract.refusalOf(contract.decide({ method, target: path, headers, ...(body === undefined ? {} : { body }) }));
+    };
+    const differing = replies.filter(({ request, reply }) => {
+      const expected = decided(request);
+      return reply.status !== expected?.status || JSON.stringify(reply.json) !== JSON.stringify(expected.body);
+    });
+    expect(differing.slice(0, 5).map(({ request, reply }) => `${request.kind} ${request.method} ${request.path} -> ${reply.status} ${reply.text.slice(0, 200)}; decided ${JSON.stringify(decided(request)).slice(0, 200)}`)).toEqual([]);
 
     for (const target of shape.targets) {
       const reply = await send(url, {
