@@ -51,10 +51,10 @@ export interface DocsServerOptions {
   /** Milliseconds a connection may make no progress before it is closed. Default 60 000. */
   idleTimeout?: number;
   /**
-   * The servers running for each API, by the registry's API name: listed by `/_console/config.json`,
-   * and the served pages, landing page and descriptions name them instead of the local server the
-   * build wrote (`http://127.0.0.1:<registry port>`). Without it, `config.json` has no `targets` and
-   * the pages are served as built.
+   * The servers running for each API, by the registry's API name: listed by `/_console/config.json`
+   * (the consoles offer these and no others), and the served pages, landing page and descriptions name
+   * them instead of the local server the build wrote (`http://127.0.0.1:<registry port>`). Without it,
+   * `config.json` has no `targets` and the pages are served as built.
    */
   targets?: Record<string, ConsoleTarget>;
   /** Hosts (names or IP addresses) the relay may send to besides this machine's loopback addresses. Default none. */
@@ -74,5 +74,8 @@ export interface DocsServer {
   close(): Promise<void>;
 }
 
-/** Serves the built docs over HTTP, the console's configuration, and the console's relay. */
+/**
+ * Serves the built docs over HTTP (and pages it makes for registered APIs the build did not see), the
+ * console's configuration, and the console's relay.
+ */
 export declare function startDocsServer(options?: DocsServerOptions): Promise<DocsServer>;

@@ -13,6 +13,9 @@ import path from "node:path";
 import { pipeline } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { endToEnd, originForm, parseHttpUrl, parseUrl, pathOf } from "@api-contracts/contract-core";
+import { readBody } from "@api-contracts/contract-core/server";
+import { registryPages } from "./src/served-pages.mjs";
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 export const defaultRoot = path.join(packageDir, "dist");
@@ -125,16 +128,8 @@ function parserRefusal(error, maxUrlLength) {
  * @param {string} target
  */
 function targetPath(target) {
-  if (target.startsWith("/")) {
-    const query = target.indexOf("?");
-    return query === -1 ? target : target.slice(0, query);
-  }
-  if (!/^https?:\/\//i.test(target)) return null;
-  try {
-    return new URL(target).pathname;
-  } catch {
-    return null;
-  }
+  const form = originForm(target);
+  return form === undefined ? null : pathOf(form);
 }
 
 /**
@@ -148,7 +143,7 @@ export function resolveInside(root, pathname) {
   if (decoded.includes("\0")) return null;
   const relative = decoded.endsWith("/") ? `${decoded}index.html` : decoded;
   const file = path.resolve(root, `.${path.posix.normalize(`/${relative}`)}`);
-  return file === root || file.startsWith(root + path.sep) ? file : null;
+  return isInside(root, file) ? file : null;
 }
 
 /**
@@ -192,12 +187,13 @@ function declaresBody(req) {
 
 /**
  * Answers one request for a file that the HTTP parser accepted.
- * @param {{ root: string, rewrite: ((text: string) => string) | null }} site the absolute root, and what
- *   changes the text of the pages, descriptions and landing page on their way out
+ * @param {{ root: string, rewrite: ((text: string) => string) | null, made: Map<string, () => Buffer> | null }} site the
+ *   absolute root, what changes the text of the pages, descriptions and landing page on their way out,
+ *   and the files made for registered APIs the root has no page for
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
  */
-async function serve({ root: absoluteRoot, rewrite }, req, res) {
+async function serve({ root: absoluteRoot, rewrite, made }, req, res) {
   // Whatever body the client sends is never read: closing is cheaper than draining it.
   const close = declaresBody(req);
   const target = req.url ?? "/";
@@ -220,29 +216,30 @@ async function serve({ root: absoluteRoot, rewrite }, req, res) {
     sendText(res, 400, { detail: "malformed path" });
     return;
   }
-  const opened = file === null ? null : await openInside(absoluteRoot, file);
-  if (opened === null) {
+  const make = file === null ? undefined : made?.get(path.relative(absoluteRoot, file));
+  const opened = file === null || make ? null : await openInside(absoluteRoot, file);
+  if (!make && opened === null) {
     sendText(res, 404);
     return;
   }
-  const extension = path.extname(opened.name).toLowerCase();
+  const extension = path.extname(opened?.name ?? /** @type {string} */ (file)).toLowerCase();
   /** @type {Buffer | null} */
-  let rewritten = null;
+  let whole = make ? make() : null;
   if (rewrite !== null && REWRITTEN_EXTENSIONS.has(extension)) {
     try {
-      rewritten = Buffer.from(rewrite(await opened.handle.readFile("utf8")));
+      whole = Buffer.from(rewrite(whole?.toString("utf8") ?? (await /** @type {NonNullable<typeof opened>} */ (opened).handle.readFile("utf8"))));
     } finally {
-      await opened.handle.close();
+      await opened?.handle.close();
     }
   }
   res.writeHead(200, {
     "content-type": contentTypes[extension] ?? "application/octet-stream",
-    "content-length": rewritten?.length ?? opened.size,
+    "content-length": whole?.length ?? opened?.size,
     "cache-control": "no-cache",
     "x-content-type-options": "nosniff",
   });
-  if (rewritten !== null) {
-    res.end(req.method === "HEAD" ? undefined : rewritten);
+  if (whole !== null || !opened) {
+    res.end(req.method === "HEAD" ? undefined : whole);
     return;
   }
   if (req.method === "HEAD") {
@@ -275,36 +272,35 @@ function isLoopbackAddress(address) {
 /** @param {string} hostname as `URL` gives it: IPv6 in brackets */
 const bareHost = (hostname) => hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
 
-/** RFC 9110 §7.6.1: meaningful for one connection only, so never passed on (nor are the headers `Connection` names). */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"]);
 // The browser's request to the docs is not the request to the target: its cookies, origin and
 // fetch metadata belong to the docs page, and the body is sent with a length of the relay's own.
-const NOT_RELAYED_IN_REQUESTS = /^(?:host|origin|referer|cookie|content-length|expect|x-relay-.*|sec-fetch-.*)$/;
+// (Hop-by-hop headers and those `Connection` names are contract-core's `endToEnd` to drop.)
+const NOT_RELAYED_IN_REQUESTS = new Set(["host", "origin", "referer", "cookie", "content-length", "expect"]);
+const NOT_RELAYED_PREFIXES = ["x-relay-", "sec-fetch-"];
 // A target's cookie would be set on the docs' origin. (A Location would be followed by the browser
 // itself, to the docs' origin or past the relay: it comes back renamed.)
-const NOT_RELAYED_IN_ANSWERS = /^set-cookie$/;
+const NOT_RELAYED_IN_ANSWERS = new Set(["set-cookie"]);
 
 /**
- * Raw header pairs without the hop-by-hop ones, those `Connection` lists and those `drop` matches.
+ * Raw header pairs as a list of pairs, without those the prefixes name.
  * @param {string[]} raw `[name, value, name, value, ...]`
- * @param {RegExp} drop
+ * @param {string[]} [prefixes]
  * @returns {Array<[string, string]>}
  */
-function endToEnd(raw, drop) {
+function pairs(raw, prefixes = []) {
   /** @type {Array<[string, string]>} */
-  const pairs = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i] ?? "", raw[i + 1] ?? ""]);
-  const listed = new Set(pairs.filter(([name]) => name.toLowerCase() === "connection").flatMap(([, value]) => value.split(",").map((token) => token.trim().toLowerCase())));
-  return pairs.filter(([name]) => {
-    const lower = name.toLowerCase();
-    return !HOP_BY_HOP.has(lower) && !listed.has(lower) && !drop.test(lower);
-  });
+  const found = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = /** @type {string} */ (raw[i]);
+    if (!prefixes.some((prefix) => name.toLowerCase().startsWith(prefix))) found.push([name, /** @type {string} */ (raw[i + 1])]);
+  }
+  return found;
 }
 
 /**
  * The relay's own failures: a code for `X-Relay-Error`, a status, and a sentence that names no part
  * of the request (a key, a target's credentials) so that none is ever echoed.
- * @typedef {"forbidden-origin" | "forbidden-host" | "bad-target" | "too-large" | "timeout" | "unreachable" | "busy"} RelayErrorCode
+ * @typedef {"forbidden-origin" | "forbidden-host" | "bad-target" | "too-large" | "timeout" | "unreachable" | "closed" | "busy"} RelayErrorCode
  */
 
 /**
@@ -341,6 +337,8 @@ function discardRest(req, maxBytes) {
     dropped += chunk.length;
     if (dropped > maxBytes) req.socket.destroy();
   });
+  // A body read up to its limit is left paused.
+  req.resume();
 }
 
 /**
@@ -350,13 +348,10 @@ function discardRest(req, maxBytes) {
  * @param {string | undefined} host
  */
 function isDirectHost(host) {
-  if (!host) return false;
-  try {
-    const name = bareHost(new URL(`http://${host}`).hostname);
-    return name === "localhost" || isIP(name) !== 0;
-  } catch {
-    return false;
-  }
+  const url = host ? parseUrl(`http://${host}`) : undefined;
+  if (!url) return false;
+  const name = bareHost(url.hostname);
+  return name === "localhost" || isIP(name) !== 0;
 }
 
 /**
@@ -381,15 +376,8 @@ function isSameOriginCaller(req) {
  * @param {string | string[] | undefined} header
  */
 function relayTarget(header) {
-  if (typeof header !== "string") return null;
-  let url;
-  try {
-    url = new URL(header);
-  } catch {
-    return null;
-  }
-  const plain = (url.protocol === "http:" || url.protocol === "https:") && !url.username && !url.password && !url.search && !url.hash;
-  return plain ? url : null;
+  const url = typeof header === "string" ? parseHttpUrl(header) : undefined;
+  return url && !url.username && !url.password && !url.search && !url.hash ? url : null;
 }
 
 /**
@@ -474,8 +462,10 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
         if (resolved.refusal === "timeout") return refuse("timeout", 504, `The target's name was not resolved within ${timeout} ms.`);
         return refuse("unreachable", 502, `The target's name could not be resolved${errorCode(resolved.code)}.`);
       }
-      const body = await readUpTo(req, limits.relayRequestBody);
-      if (body === null) {
+      const body = await readBody(req, limits.relayRequestBody).catch(() => null);
+      // A caller that went away has no one to answer.
+      if (body === null) return;
+      if (body === undefined) {
         return refuse("too-large", 413, `The request body is larger than the relay forwards (${limits.relayRequestBody} bytes).`);
       }
       const answer = await send(req, { target, address: resolved.address, rest, body, timeout }, res);
@@ -484,7 +474,7 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
       // An answer that has no body keeps the target's Content-Length (a HEAD's names the GET's body).
       const bodiless = req.method === "HEAD" || answer.status === 204 || answer.status === 304;
       res.writeHead(answer.status, [
-        ...answer.headers.flatMap(([name, value]) => {
+        ...pairs(answer.headers).flatMap(([name, value]) => {
           const lower = name.toLowerCase();
           if (lower === "location") return ["x-relay-location", value];
           return lower === "content-length" && !bodiless ? [] : [name, value];
@@ -511,34 +501,16 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
 const errorCode = (code) => (typeof code === "string" && /^[A-Z_]{2,40}$/.test(code) ? ` (${code})` : "");
 
 /**
- * The request's body, or null once it is over `maxBytes` (what is left is then not read here).
- * @param {import("node:http").IncomingMessage} req
- * @param {number} maxBytes
- * @returns {Promise<Buffer | null>}
- */
-async function readUpTo(req, maxBytes) {
-  /** @type {Buffer[]} */
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-    size += chunk.length;
-    if (size > maxBytes) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
-}
-
-/**
  * Sends one request to the target and reads its answer whole, within the relay's bounds.
  * @param {import("node:http").IncomingMessage} req
  * @param {{ target: URL, address: string, rest: string, body: Buffer, timeout: number }} exchange
  * @param {import("node:http").ServerResponse} res the caller's answer: when it goes away, so does the request
- * @returns {Promise<{ status: number, headers: Array<[string, string]>, body: Buffer } | { refusal: [RelayErrorCode, number, string] }>}
+ * @returns {Promise<{ status: number, headers: string[], body: Buffer } | { refusal: [RelayErrorCode, number, string] }>}
  */
 function send(req, { target, address, rest, body, timeout }, res) {
   const basePath = target.pathname.replace(/\/+$/, "");
   // Given as a list, the headers keep their order and case; Node then adds no Host of its own.
-  const headers = [["host", target.host], ...endToEnd(req.rawHeaders, NOT_RELAYED_IN_REQUESTS)];
+  const headers = [["host", target.host], ...pairs(endToEnd(req.rawHeaders, NOT_RELAYED_IN_REQUESTS), NOT_RELAYED_PREFIXES)];
   if (body.length > 0) headers.push(["content-length", String(body.length)]);
   return new Promise((resolve) => {
     let timedOut = false;
@@ -571,27 +543,27 @@ function send(req, { target, address, rest, body, timeout }, res) {
       res.off("close", stop);
       resolve(outcome);
     };
+    let answering = false;
     const failed = (/** @type {Error & { code?: string }} */ error) => {
       if (timedOut) return finish({ refusal: ["timeout", 504, `The target did not answer within ${timeout} ms.`] });
+      if (answering) return finish({ refusal: ["closed", 502, "The target closed the connection in the middle of its answer."] });
+      // A reset connection was made first: the target took it, then dropped it (its fault, or an injected `reset`).
+      if (error.code === "ECONNRESET" || error.code === "EPIPE") return finish({ refusal: ["closed", 502, `The target closed the connection without answering${errorCode(error.code)}.`] });
       finish({ refusal: ["unreachable", 502, `The target could not be reached${errorCode(error.code)}.`] });
     };
     upstream.on("error", failed);
     upstream.on("response", (answer) => {
-      // A target that goes away (or is cut off by the clock) in the middle of its body.
-      answer.on("error", failed);
-      /** @type {Buffer[]} */
-      const chunks = [];
-      let size = 0;
-      answer.on("data", (/** @type {Buffer} */ chunk) => {
-        size += chunk.length;
-        if (size > limits.relayResponseBody) {
+      answering = true;
+      answer.on("error", () => {});
+      readBody(answer, limits.relayResponseBody).then(
+        (read) => {
+          if (read !== undefined) return finish({ status: answer.statusCode ?? 502, headers: endToEnd(answer.rawHeaders, NOT_RELAYED_IN_ANSWERS), body: read });
           finish({ refusal: ["too-large", 502, `The target's answer is larger than the relay brings back (${limits.relayResponseBody} bytes).`] });
           upstream.destroy();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      answer.on("end", () => finish({ status: answer.statusCode ?? 502, headers: endToEnd(answer.rawHeaders, NOT_RELAYED_IN_ANSWERS), body: Buffer.concat(chunks, size) }));
+        },
+        // A target that goes away (or is cut off by the clock) in the middle of its body.
+        failed,
+      );
     });
     upstream.end(body.length > 0 ? body : undefined);
   });
@@ -606,34 +578,30 @@ const REWRITTEN_EXTENSIONS = new Set([".html", ".json", ".yaml", ".yml"]);
 
 /**
  * The origins the built description of each API names for a server on this machine (read from
- * `<root>/<api>.openapi.json`, the file the pages were built from), each mapped to the origin of the
- * server running for that API; null when nothing differs.
+ * `<root>/<api>.openapi.json`, the file the pages were built from or made from), each mapped to the
+ * origin of the server running for that API; null when nothing differs.
  * @param {string} root
  * @param {Record<string, ConsoleTarget>} targets
+ * @param {Map<string, () => Buffer> | null} made
  * @returns {((text: string) => string) | null}
  */
-function serverRewrite(root, targets) {
+function serverRewrite(root, targets, made) {
   /** @type {Map<string, string>} */
   const moved = new Map();
   for (const [name, target] of Object.entries(targets)) {
-    const running = target.mock ?? target.reference;
-    if (running === undefined) continue;
+    const running = parseUrl(target.mock ?? target.reference ?? "");
+    const file = `${name}.openapi.json`;
     let document;
     try {
-      document = JSON.parse(readFileSync(path.join(root, `${name}.openapi.json`), "utf8"));
+      document = JSON.parse((made?.get(file)?.() ?? readFileSync(path.join(root, file))).toString("utf8"));
     } catch {
       continue;
     }
-    for (const server of Array.isArray(document?.servers) ? document.servers : []) {
-      let documented;
-      try {
-        documented = new URL(server.url);
-      } catch {
-        continue;
-      }
+    for (const server of running && Array.isArray(document?.servers) ? document.servers : []) {
+      const documented = parseUrl(String(server?.url));
+      if (!documented || !running) continue;
       const local = bareHost(documented.hostname) === "localhost" || isLoopbackAddress(bareHost(documented.hostname));
-      const to = new URL(running).origin;
-      if (local && documented.origin !== to) moved.set(documented.origin, to);
+      if (local && documented.origin !== running.origin) moved.set(documented.origin, running.origin);
     }
   }
   if (moved.size === 0) return null;
@@ -679,7 +647,9 @@ export async function startDocsServer({
   lookup = dnsLookup,
 } = {}) {
   const absoluteRoot = path.resolve(root);
-  const site = { root: absoluteRoot, rewrite: targets ? serverRewrite(absoluteRoot, targets) : null };
+  // Pages for registered APIs the build did not see (CONTRACT_API_DIRS), made when first asked for.
+  const made = registryPages(absoluteRoot);
+  const site = { root: absoluteRoot, rewrite: targets ? serverRewrite(absoluteRoot, targets, made) : null, made };
   const config = consoleConfig(targets);
   const relay = createRelay({ allowRelayHosts, lookup, timeout: relayTimeout, concurrency: relayConcurrency });
   // Node refuses a header timeout longer than the request timeout.

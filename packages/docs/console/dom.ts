@@ -29,14 +29,26 @@ let lastId = 0;
 /** A page-unique id for tying a label to its control. */
 export const uid = (stem: string) => `api-console-${stem}-${++lastId}`;
 
-/** A labelled control: `<label>` then the control, tied by id. */
-export function labelled(text: string, control: HTMLElement, hint?: string): HTMLElement {
+/** A labelled control: `<label>` then the control, tied by id, and a hint that describes it (text, or an element kept up to date). */
+export function labelled(text: string, control: HTMLElement, hint?: string | HTMLElement): HTMLElement {
   control.id ||= uid("field");
   const label = h("label", { for: control.id }, text);
   if (!hint) return h("div", { class: "field" }, label, control);
-  const note = h("small", { id: uid("hint") }, hint);
+  const note = typeof hint === "string" ? h("small", {}, hint) : hint;
+  note.id ||= uid("hint");
   control.setAttribute("aria-describedby", note.id);
   return h("div", { class: "field" }, label, control, note);
+}
+
+/** Scrolls the console's panel (never the page behind it) just enough to show the element whole, its top first. */
+export function reveal(element: HTMLElement): void {
+  const panel = element.closest<HTMLElement>(".api-console");
+  if (!panel) return;
+  const box = element.getBoundingClientRect();
+  const view = panel.getBoundingClientRect();
+  const margin = 12;
+  if (box.bottom > view.bottom) panel.scrollTop += Math.min(box.bottom - view.bottom + margin, box.top - view.top - margin);
+  else if (box.top < view.top) panel.scrollTop -= view.top - box.top + margin;
 }
 
 /** A region screen readers and tests find by its name; a live one is read out when its content changes. */

@@ -1,33 +1,26 @@
-// The one place the console asks contract-core for a verdict: its ExchangeJudge, the judgement
-// and wording the kit, the proxy and conformance give, and validateDelivery for webhook calls.
+// The one place the console asks contract-core for a verdict: the API's contract, built in the
+// browser from its facts and its description, makes the decision on a request (what the service
+// would answer) and judges the answer as the kit, the proxy and conformance do; validateDelivery
+// judges webhook calls.
 import {
-  ExchangeJudge,
-  OpenApiValidators,
+  ApiContract,
   problemsOf,
   signWebhook,
   summarizeAnswer,
   summarizeKeptAnswer,
   summarizeProblems,
   walkWebhooks,
+  type ApiEntry,
+  type ContractProblem,
+  type IncomingRequest,
   type JsonObject,
-  type RequestToJudge,
 } from "@api-contracts/contract-core/contract";
-
-/** One problem, at the member it concerns. */
-export interface ProblemAt {
-  /** Where: a request part, the answer's `status`, its `header`s or its `body`. */
-  in: string;
-  /** JSON pointer of the member at fault inside that part ("" for the part itself). */
-  pointer: string;
-  keyword: string;
-  message: string;
-}
 
 export interface Verdict {
   ok: boolean;
   /** One line: what passed, or what broke first. */
   summary: string;
-  problems: ProblemAt[];
+  problems: ContractProblem[];
 }
 
 export interface Answer {
@@ -39,32 +32,30 @@ export interface Answer {
 
 export interface Operation {
   method: string;
-  /** The path template: `/v2/crawl/{id}`. */
-  path: string;
   operationId: string;
 }
 
-function failed(summary: string, problems: ProblemAt[]): Verdict {
-  return { ok: false, summary, problems };
-}
+const failed = (summary: string, problems: ContractProblem[]): Verdict => ({ ok: false, summary, problems });
 
-export function createJudge(document: JsonObject) {
-  const validators = new OpenApiValidators(document);
-  const exchanges = new ExchangeJudge(validators);
+export function createJudge(api: ApiEntry, document: JsonObject) {
+  const contract = new ApiContract(api, document);
+  const { validators } = contract;
 
-  /** The request as the contract reads it, before it is sent: contract-core's verdict, as the kit and the proxy give it. */
-  function judgeRequest(op: Operation, request: RequestToJudge): Verdict {
-    const { problems } = exchanges.request(request);
-    if (problems.length === 0) return { ok: true, summary: `${op.operationId}: the request keeps the contract`, problems };
-    return failed(summarizeProblems(problems), problems);
+  /** The service's decision on the request, before it is sent: what it would answer when it refuses it. */
+  function judgeRequest(request: IncomingRequest): Verdict {
+    const decision = contract.decide(request);
+    const refusal = contract.refusalOf(decision);
+    if (!refusal) return { ok: true, summary: "the request keeps the contract", problems: [] };
+    const code = contract.codeOf(refusal.body);
+    return failed(`the service would answer ${refusal.status}${code ? ` ${code}` : ""}: ${summarizeProblems(decision.problems)}`, decision.problems);
   }
 
-  /** The answer against what the operation documents for its status: contract-core's verdict, as the kit and the proxy give it. */
+  /** The answer against what the operation documents for its status. */
   function judgeAnswer(op: Operation, answer: Answer): Verdict {
     const operation = validators.listOperations().find((candidate) => candidate.operationId === op.operationId);
     if (!operation) return failed(`${op.operationId} is not an operation of the contract`, []);
     const received = { status: answer.status, contentType: answer.headers["content-type"], bodyText: answer.bodyText };
-    const { problems } = exchanges.answer(operation, op.method, received);
+    const { problems } = contract.judge.answer(operation, op.method, received);
     if (problems.length === 0) return { ok: true, summary: summarizeKeptAnswer(received), problems };
     return failed(summarizeAnswer(answer.status, problems), problems);
   }
@@ -84,7 +75,7 @@ export function createJudge(document: JsonObject) {
     return signWebhook(validators.webhookSignature, body, secret);
   }
 
-  return { judgeRequest, judgeAnswer, judgeDelivery, signDelivery, webhookSignature: validators.webhookSignature, operations: validators.walkedOperations(), webhooks: walkWebhooks(document) };
+  return { api, judgeRequest, judgeAnswer, judgeDelivery, signDelivery, webhookSignature: validators.webhookSignature, operations: validators.walkedOperations(), webhooks: walkWebhooks(document) };
 }
 
 export type Judge = ReturnType<typeof createJudge>;

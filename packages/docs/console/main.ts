@@ -1,26 +1,29 @@
 // The console of a reference page: a panel beside Redoc's content, opened from the "Try it" link
 // the build adds to every operation and webhook (or from a `?try=<operationId>` address). It lives
 // outside Redoc's own tree, so Redoc re-rendering never loses what the reader typed.
-import type { JsonObject } from "@api-contracts/contract-core/contract";
+import type { ApiEntry, JsonObject } from "@api-contracts/contract-core/contract";
 import styles from "./console.css";
 import { h, labelled } from "./dom.js";
 import { createJudge } from "./judge.js";
-import { operationConsole, type ApiFacts, type Setup } from "./operation.js";
+import { operationConsole, type Setup } from "./operation.js";
 import { webhookConsole } from "./webhook.js";
 
+/** What the build puts in the page: the API's facts (its registry entry) and its description. */
 interface PageData {
-  api: ApiFacts;
+  api: ApiEntry;
   document: JsonObject;
 }
 
 /** The console's address: `?try=<operationId>` (Redoc routes by the hash, so the console keeps out of it). */
 const TRY_PARAMETER = "try";
 
-/** Where requests go: the docs server's config when it serves the page, else the registry's ports. */
-async function loadSetupParts(api: ApiFacts): Promise<Pick<Setup, "targets" | "relay" | "initialTarget">> {
+/**
+ * Where requests go: the servers the docs server's config names for this API (only those: a target
+ * offered is one that runs), else the mock at the port of the API's facts.
+ */
+async function loadSetupParts(api: ApiEntry): Promise<Pick<Setup, "targets" | "relay" | "initialTarget">> {
   const local = `http://127.0.0.1:${api.mockPort}`;
-  // The reference implementation listens on the mock's ports unless told otherwise.
-  const fallback = { targets: { mock: local, reference: local }, relay: undefined, initialTarget: "mock" as const };
+  const fallback = { targets: { mock: local }, relay: undefined, initialTarget: "mock" as const };
   if (location.protocol !== "http:" && location.protocol !== "https:") return fallback;
   try {
     const response = await fetch("/_console/config.json", { cache: "no-store", credentials: "omit" });
@@ -30,10 +33,10 @@ async function loadSetupParts(api: ApiFacts): Promise<Pick<Setup, "targets" | "r
     const mock = typeof mine.mock === "string" ? mine.mock : undefined;
     const reference = typeof mine.reference === "string" ? mine.reference : undefined;
     return {
-      targets: { mock: mock ?? local, reference: reference ?? mock ?? local },
+      targets: mock === undefined && reference === undefined ? fallback.targets : { mock, reference },
       relay: typeof config.relay === "string" && config.relay.startsWith("/") ? config.relay : undefined,
       // `npm start --stateful` runs the reference implementation where the mock would be.
-      initialTarget: reference !== undefined && mock === undefined ? "reference" : "mock",
+      initialTarget: mock === undefined && reference !== undefined ? "reference" : "mock",
     };
   } catch {
     return fallback;
@@ -44,7 +47,7 @@ function start(): void {
   const dataElement = document.getElementById("api-console-data");
   if (!dataElement?.textContent) return;
   const data = JSON.parse(dataElement.textContent) as PageData;
-  const judge = createJudge(data.document);
+  const judge = createJudge(data.api, data.document);
   // The docs server names the ports the stack really uses, in its config and in the pages it serves.
   const setupReady = loadSetupParts(data.api).then((parts): Setup => ({ api: data.api, judge, ...parts }));
 
@@ -63,8 +66,20 @@ function start(): void {
   document.body.append(panel);
   let openedFrom: HTMLElement | null = null;
 
+  // The address names the open console (`?try=<operationId>`), so that it can be shared and reloaded.
+  const address = (operationId: string | undefined) => {
+    const url = new URL(location.href);
+    if (operationId === undefined) url.searchParams.delete(TRY_PARAMETER);
+    else url.searchParams.set(TRY_PARAMETER, operationId);
+    try {
+      history.replaceState(history.state, "", url);
+    } catch {
+      // A page opened from disk may not change its address; the console works the same.
+    }
+  };
   const close = () => {
     panel.hidden = true;
+    address(undefined);
     openedFrom?.focus();
   };
   closeButton.addEventListener("click", close);
@@ -84,6 +99,7 @@ function start(): void {
     }
     content.replaceChildren(view);
     chooser.value = operationId;
+    address(operationId);
     panel.hidden = false;
     view.querySelector<HTMLElement>("h2")?.focus();
   };

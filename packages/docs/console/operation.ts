@@ -1,26 +1,19 @@
-// One operation's console: target, key, parameters, body, the mock's Prefer choices, the request's
-// verdict before it goes, the answer and the contract's verdict on it, and the copies.
-import type { WalkedOperation } from "@api-contracts/contract-core/contract";
-import { fill, h, labelled, liveRegion, region } from "./dom.js";
-import type { Judge, ProblemAt, Verdict } from "./judge.js";
-import { asCurl, asTypeScript, pathAndQuery, requestHeaders, type RequestForm } from "./request.js";
+// One operation's console: target, key, parameters, body, the mock's Prefer choices, the service's
+// decision on the request before it goes, the answer and the contract's verdict on it, and the copies.
+import { FAULT_NAMES, formatPrefer, MAX_LATENCY_MS, type ApiEntry, type ContractProblem, type FaultName, type WalkedOperation } from "@api-contracts/contract-core/contract";
+import { fill, h, labelled, liveRegion, region, reveal } from "./dom.js";
+import type { Judge, Verdict } from "./judge.js";
+import { asCurl, asTypeScript, bodyOf, pathAndQuery, requestHeaders, type RequestForm } from "./request.js";
 import { send, type Sent } from "./transport.js";
 
-export interface ApiFacts {
-  name: string;
-  title: string;
-  mockPort: number;
-  keyPrefix: string;
-  client: { package: string; factory: string };
-}
-
+/** The servers a console can send to: those that run (the docs server says which), at least one. */
 export interface Targets {
-  mock: string;
-  reference: string;
+  mock?: string | undefined;
+  reference?: string | undefined;
 }
 
 export interface Setup {
-  api: ApiFacts;
+  api: ApiEntry;
   judge: Judge;
   targets: Targets;
   /** Where the docs server relays requests; undefined when the page sends them itself (opened from disk). */
@@ -32,8 +25,6 @@ export interface Setup {
 /** Longest answer body shown; the rest is cut (the verdict still reads all of it). */
 const SHOWN_BODY_LIMIT = 200_000;
 
-const FAULTS = ["reset", "hang", "slow-body"];
-
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** A value to start a parameter with: its first documented example, for required ones only (optional ones show it as a hint). */
@@ -42,7 +33,7 @@ function exampleText(value: unknown): string {
   return typeof value === "string" ? value : Array.isArray(value) ? value.join(",") : JSON.stringify(value);
 }
 
-function problemList(problems: ProblemAt[]): HTMLElement {
+function problemList(problems: ContractProblem[]): HTMLElement {
   return h("ul", { class: "problems" }, ...problems.map((p) => h("li", {}, h("code", {}, `${p.in} ${p.pointer || "(root)"}`), " ", p.message)));
 }
 
@@ -52,20 +43,23 @@ export function verdictView(verdict: Verdict): HTMLElement[] {
 
 export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement {
   const { api, judge, targets } = setup;
-  const mockKey = `${api.keyPrefix}test`;
+  const mockKey = `${api.key.prefix}test`;
+  const keyVariable = api.key.variable;
 
-  // Target and key.
+  // Target and key. A target is offered only when it runs (the docs server says which).
   const target = h(
     "select",
     {},
-    h("option", { value: "mock" }, `Mock (${targets.mock})`),
-    h("option", { value: "reference" }, `Reference server (${targets.reference})`),
+    targets.mock !== undefined && h("option", { value: "mock" }, `Mock (${targets.mock})`),
+    targets.reference !== undefined && h("option", { value: "reference" }, `Reference server (${targets.reference})`),
     h("option", { value: "other" }, "Another base URL (type it below)"),
   );
   target.value = setup.initialTarget;
-  const baseUrl = h("input", { type: "text", value: targets[setup.initialTarget], spellcheck: "false", autocomplete: "off" });
+  const targetUrl = (name: string) => (name === "reference" ? targets.reference : name === "mock" ? targets.mock : undefined);
+  const baseUrl = h("input", { type: "text", value: targetUrl(setup.initialTarget), spellcheck: "false", autocomplete: "off" });
   // Kept in this page's memory only: never in the URL, storage or a copied command.
   const apiKey = h("input", { type: "text", class: "secret", value: setup.initialTarget === "mock" ? mockKey : "", spellcheck: "false", autocomplete: "off", "data-lpignore": "true" });
+  const keyNote = h("small", { class: "quiet" });
   const isMock = () => target.value === "mock";
 
   // Parameters: required ones start with their example, optional ones show it as a hint.
@@ -95,8 +89,8 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
   const preferExample = h("select", {}, h("option", { value: "" }, "(the first documented)"), ...answerExamples.map((e) => h("option", { value: e.name }, `${e.name} (${e.status})`)));
   const preferCode = h("select", {}, h("option", { value: "" }, "(any)"), ...op.responses.filter((r) => /^\d+$/.test(r.status)).map((r) => h("option", { value: r.status }, r.status)));
   const preferDynamic = h("input", { type: "checkbox" });
-  const preferLatency = h("input", { type: "number", min: "0", max: "60000", step: "100", placeholder: "0" });
-  const preferFault = h("select", {}, h("option", { value: "" }, "(none)"), ...FAULTS.map((f) => h("option", { value: f }, f)));
+  const preferLatency = h("input", { type: "number", min: "0", max: String(MAX_LATENCY_MS), step: "100", placeholder: "0" });
+  const preferFault = h("select", {}, h("option", { value: "" }, "(none)"), ...FAULT_NAMES.map((f) => h("option", { value: f }, f)));
   const mockControls = h(
     "fieldset",
     { class: "mock-controls" },
@@ -109,17 +103,16 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
   );
   (mockControls.querySelector(".inline label") as HTMLLabelElement).htmlFor = (preferDynamic.id ||= `${op.operationId}-dynamic`);
 
-  const prefer = () => {
-    if (!isMock()) return undefined;
-    const parts = [
-      preferExample.value && `example=${preferExample.value}`,
-      preferCode.value && `code=${preferCode.value}`,
-      preferDynamic.checked && "dynamic=true",
-      preferLatency.value && `latency=${preferLatency.value}`,
-      preferFault.value && `fault=${preferFault.value}`,
-    ].filter(Boolean);
-    return parts.length > 0 ? parts.join(", ") : undefined;
-  };
+  const prefer = () =>
+    (isMock() &&
+      formatPrefer({
+        ...(preferCode.value ? { code: Number(preferCode.value) } : {}),
+        ...(preferExample.value ? { example: preferExample.value } : {}),
+        ...(preferDynamic.checked ? { dynamic: true } : {}),
+        ...(preferLatency.value ? { latency: Number(preferLatency.value) } : {}),
+        ...(preferFault.value ? { fault: preferFault.value as FaultName } : {}),
+      })) ||
+    undefined;
 
   const form = (): RequestForm => {
     const params: RequestForm["params"] = { path: {}, query: {}, header: {} };
@@ -127,14 +120,15 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     return { method: op.method, path: op.path, baseUrl: baseUrl.value.trim(), apiKey: apiKey.value, params, bodyText: bodyEditor?.value, prefer: prefer() };
   };
 
+  // The key stays as typed whatever the target: a target that needs another is told by the request's verdict.
   const showTarget = () => {
     mockControls.hidden = !isMock();
+    keyNote.textContent = `Kept in this page only; copies read it from $${keyVariable}.${!isMock() && apiKey.value === mockKey ? ` ${mockKey} is the mock's test key: this target may not know it.` : ""}`;
   };
   target.addEventListener("change", () => {
-    if (target.value !== "other") baseUrl.value = targets[target.value as keyof Targets];
-    // The mock accepts any key; its test key is offered only while it is the target.
+    const url = targetUrl(target.value);
+    if (url !== undefined) baseUrl.value = url;
     if (isMock() && apiKey.value === "") apiKey.value = mockKey;
-    if (!isMock() && apiKey.value === mockKey) apiKey.value = "";
     showTarget();
   });
   baseUrl.addEventListener("input", () => {
@@ -142,12 +136,13 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     target.value = typed === targets.mock ? "mock" : typed === targets.reference ? "reference" : "other";
     showTarget();
   });
+  apiKey.addEventListener("input", showTarget);
 
-  // Outputs.
-  const held = h("div", { class: "held", role: "alert" });
-  const copied = h("pre", { class: "code copied", "aria-label": "Copied command", tabindex: "0" });
-  const answerView = liveRegion("Response", h("p", { class: "quiet" }, "Nothing sent yet."));
+  // Outputs: the request's verdict, then the answer's, then the answer, so that a verdict is where the reader looks after Send.
+  const requestVerdict = liveRegion("Request verdict");
   const verdictRegion = liveRegion("Contract verdict", h("p", { class: "quiet" }, "The contract judges the answer once it comes."));
+  const answerView = liveRegion("Response", h("p", { class: "quiet" }, "Nothing sent yet."));
+  const copied = h("pre", { class: "code copied", "aria-label": "Copied command", tabindex: "0" });
 
   const clearMarks = () => {
     for (const { input, note } of paramInputs) {
@@ -159,7 +154,7 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
   };
 
   /** Shows each refused member where it is: next to its parameter, or under the body editor with its pointer. */
-  const markProblems = (problems: ProblemAt[]) => {
+  const markProblems = (problems: ContractProblem[]) => {
     for (const problem of problems) {
       const member = problem.pointer.split("/")[1]?.replaceAll("~1", "/").replaceAll("~0", "~");
       const param = paramInputs.find(({ parameter }) => parameter.in === problem.in && parameter.name.toLowerCase() === member?.toLowerCase());
@@ -196,10 +191,11 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
         h("pre", { class: "code", tabindex: "0", "aria-label": "Answer body" }, shown || "(no body)"),
       );
       fill(verdictRegion, ...verdictView(judge.judgeAnswer(op, answer)));
-      return;
+    } else {
+      fill(answerView, h("p", { class: "bad" }, sent.message));
+      fill(verdictRegion, h("p", { class: "quiet" }, sent.kind === "relay-error" ? "No verdict: the docs server's relay answered, not the target." : "No verdict: no answer came from the target."));
     }
-    fill(answerView, h("p", { class: "bad" }, sent.message));
-    fill(verdictRegion, h("p", { class: "quiet" }, sent.kind === "relay-error" ? "No verdict: the docs server's relay answered, not the target." : "No verdict: no answer came from the target."));
+    reveal(verdictRegion);
   };
 
   const go = async () => {
@@ -212,7 +208,7 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     fill(verdictRegion, h("p", { class: "quiet" }, "Waiting for the answer."));
     const current = form();
     try {
-      showAnswer(await send({ method: current.method, baseUrl: current.baseUrl, pathAndQuery: pathAndQuery(current), headers: requestHeaders(current), body: current.bodyText?.trim() || undefined, relay: setup.relay, signal: controller.signal }));
+      showAnswer(await send({ method: current.method, baseUrl: current.baseUrl, pathAndQuery: pathAndQuery(current), headers: requestHeaders(current), body: bodyOf(current), relay: setup.relay, signal: controller.signal }));
     } finally {
       if (inFlight === controller) {
         sendButton.disabled = false;
@@ -223,21 +219,26 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
 
   sendButton.addEventListener("click", () => {
     clearMarks();
-    held.replaceChildren();
     const current = form();
-    const verdict = judge.judgeRequest(op, { method: op.method, target: pathAndQuery(current), headers: requestHeaders(current), bodyText: current.bodyText });
+    // The service's decision, made before anything is sent.
+    const verdict = judge.judgeRequest({ method: op.method, target: pathAndQuery(current), headers: requestHeaders(current), body: bodyOf(current) });
     if (verdict.ok) {
+      fill(requestVerdict, h("p", { class: "ok" }, "✓ The request keeps the contract."));
       void go();
       return;
     }
-    // Held back: the reader sees what the contract refuses, and may still send it to see the server's own answer.
+    // Held back: what an earlier request got is no longer on screen, and the reader sees what the
+    // service would answer, each member at its field, and may still send it to see the server's own answer.
     markProblems(verdict.problems);
+    fill(answerView, h("p", { class: "quiet" }, "Not sent."));
+    fill(verdictRegion, h("p", { class: "quiet" }, "No answer to judge: the request was held back."));
     fill(
-      held,
-      h("p", { class: "bad" }, `Not sent: ${verdict.summary}.`),
+      requestVerdict,
+      h("p", { class: "bad", role: "alert" }, `✗ Not sent: ${verdict.summary}.`),
       problemList(verdict.problems),
-      h("button", { type: "button", onclick: () => (held.replaceChildren(), void go()) }, "Send anyway"),
+      h("button", { type: "button", onclick: () => (fill(requestVerdict, h("p", { class: "quiet" }, "Sent anyway.")), void go()) }, "Send anyway"),
     );
+    reveal(requestVerdict);
   });
 
   const copyButton = (label: string, make: () => string) =>
@@ -246,6 +247,7 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
       onclick: () => {
         const text = make();
         copied.textContent = text;
+        reveal(copied);
         void navigator.clipboard?.writeText(text).catch(() => {
           // The command stays shown to copy by hand where the clipboard is refused.
         });
@@ -253,6 +255,7 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     }, label);
 
   showTarget();
+  const client = api.client;
   return region(
     `Try ${op.operationId}`,
     h("h2", { tabindex: "-1" }, h("span", { class: "method" }, op.method), " ", h("code", {}, op.path)),
@@ -263,16 +266,23 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
       h("legend", {}, "Target"),
       labelled("Target", target),
       labelled("Base URL", baseUrl),
-      labelled("API key", apiKey, "Kept in this page only; copies read it from $API_KEY."),
+      labelled("API key", apiKey, keyNote),
       h("p", { class: "quiet" }, setup.relay ? "The docs server relays the request to the target." : "This page sends the request itself: the target must allow this page's origin (CORS)."),
     ),
     paramInputs.length > 0 ? h("fieldset", {}, h("legend", {}, "Parameters"), ...paramInputs.map((p) => p.field)) : null,
     bodyEditor ? h("fieldset", {}, h("legend", {}, "Body"), bodyExample ? labelled("Body example", bodyExample) : null, labelled("Body (JSON)", bodyEditor), bodyProblems) : null,
     mockControls,
-    h("div", { class: "actions" }, sendButton, cancelButton, copyButton("Copy as curl", () => asCurl(form())), copyButton("Copy as TypeScript", () => asTypeScript(form(), api.client))),
-    held,
-    copied,
-    answerView,
+    h(
+      "div",
+      { class: "actions" },
+      sendButton,
+      cancelButton,
+      copyButton("Copy as curl", () => asCurl(form(), keyVariable)),
+      client && copyButton("Copy as TypeScript", () => asTypeScript(form(), client, keyVariable)),
+    ),
+    requestVerdict,
     verdictRegion,
+    answerView,
+    copied,
   );
 }

@@ -1,6 +1,6 @@
 // Sending a request: through the docs server's relay when the page was served by it, else from the
 // page itself. A relay's own failure is the relay speaking, never the target's answer.
-import { readAnswerBody } from "@api-contracts/contract-core/contract";
+import { parseHttpUrl, readAnswerBody } from "@api-contracts/contract-core/contract";
 import type { Answer } from "./judge.js";
 
 export interface Outgoing {
@@ -38,7 +38,7 @@ export async function send(request: Outgoing): Promise<Sent> {
     url = `${request.relay}${request.pathAndQuery}`;
     headers["x-relay-target"] = request.baseUrl.replace(/\/+$/, "");
   } else {
-    if (!URL.canParse(request.baseUrl)) return { kind: "no-answer", message: `The base URL "${request.baseUrl}" is not an absolute URL.` };
+    if (!parseHttpUrl(request.baseUrl)) return { kind: "no-answer", message: `The base URL "${request.baseUrl}" is not an absolute http or https URL.` };
     url = `${request.baseUrl.replace(/\/+$/, "")}${request.pathAndQuery}`;
   }
   const started = performance.now();
@@ -71,10 +71,17 @@ export async function send(request: Outgoing): Promise<Sent> {
     }
     return { kind: "relay-error", message: `The docs server's relay answered ${response.status} (${relayError}), not the target: ${sentence}` };
   }
-  const answerHeaders: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    // The relay's own mark is not part of the target's answer.
-    if (!(request.relay && name === "x-relay")) answerHeaders[name] = value;
+  return { kind: "answer", answer: { status: response.status, headers: targetHeaders(response.headers, request.relay !== undefined), bodyText }, ms };
+}
+
+/** The target's headers; in a relayed answer without the relay's own mark, and its `Vary: X-Relay-Target` taken out of the target's `Vary`. */
+function targetHeaders(answer: Headers, relayed: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  answer.forEach((value, name) => {
+    if (relayed && name === "x-relay") return;
+    if (!relayed || name !== "vary") return void (headers[name] = value);
+    const vary = value.split(",").map((token) => token.trim()).filter((token) => token !== "" && token.toLowerCase() !== "x-relay-target");
+    if (vary.length > 0) headers.vary = vary.join(", ");
   });
-  return { kind: "answer", answer: { status: response.status, headers: answerHeaders, bodyText }, ms };
+  return headers;
 }

@@ -1,45 +1,24 @@
-// Builds the pages: the landing page, one self-contained Redoc page per registered API (with curl
-// and TypeScript samples on every operation) and each API's bundled description for download.
+// Builds the pages: the landing page, one self-contained Redoc page per registered API (curl samples
+// on every operation, TypeScript ones where the API has a typed client) and each API's bundled
+// description for download.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleFiles, listApis, loadBundle } from "@api-contracts/contract-core";
-import { CONSOLE_SCRIPT, bundleConsole, withConsole, withConsoleLinks } from "./console-bundle.mjs";
-import { listSampleFiles, sampleCoverage, sampledOperations, withCodeSamples } from "./code-samples.mjs";
+import { listApis, loadBundle } from "@api-contracts/contract-core";
+import { bundleConsole } from "./console-bundle.mjs";
+import { listSampleFiles, sampleCoverage, sampledOperations } from "./code-samples.mjs";
 import { renderLanding } from "./landing.mjs";
-import { externalResources, inlineRedocImages } from "./offline.mjs";
+import { externalResources, inlineRedocImages, withIcon } from "./offline.mjs";
+import { CONSOLE_SCRIPT, descriptionFiles, shownDescription, withConsole } from "./page.mjs";
 
 /** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
 
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const redoclyBin = path.join(path.dirname(require.resolve("@redocly/cli/package.json")), "bin", "cli.js");
-
-/**
- * The description's files beside its page: the bundles `spec/` publishes, or the JSON of an API
- * whose description is held in memory.
- * @param {ApiDefinition} api
- * @param {any} document
- * @param {string} outDir
- * @returns {string[]} the file names written
- */
-function writeDownloads(api, document, outDir) {
-  const files = bundleFiles(api);
-  if (!files) {
-    writeFileSync(path.join(outDir, `${api.name}.openapi.json`), `${JSON.stringify(document, null, 2)}\n`);
-    return [`${api.name}.openapi.json`];
-  }
-  const written = [];
-  for (const [extension, source] of [["yaml", files.yaml], ["json", files.json]]) {
-    if (source === undefined) continue;
-    copyFileSync(source, path.join(outDir, `${api.name}.openapi.${extension}`));
-    written.push(`${api.name}.openapi.${extension}`);
-  }
-  return written;
-}
 
 /**
  * @param {string} label
@@ -86,7 +65,7 @@ export function buildDocs({
     files.push(CONSOLE_SCRIPT);
     for (const { api, document } of documents) {
       const input = path.join(workDir, `${api.name}.openapi.json`);
-      writeFileSync(input, JSON.stringify(withConsoleLinks(withCodeSamples(document, api, samplesDir))));
+      writeFileSync(input, JSON.stringify(shownDescription(document, api, samplesDir)));
       const output = path.join(outDir, `${api.name}.html`);
       execFileSync(
         process.execPath,
@@ -99,10 +78,10 @@ export function buildDocs({
           stdio: ["ignore", "ignore", "pipe"],
         },
       );
-      const html = withConsole(inlineRedocImages(readFileSync(output, "utf8")), api, document);
+      const html = withConsole(withIcon(inlineRedocImages(readFileSync(output, "utf8"))), api, document);
       refuseExternal(`${api.name}.html`, html);
       writeFileSync(output, html);
-      const downloads = writeDownloads(api, document, outDir);
+      const downloads = descriptionFiles(api).map(({ name, read }) => (writeFileSync(path.join(outDir, name), read()), name));
       files.push(`${api.name}.html`, ...downloads);
       landingApis.push({ api, document, downloads });
       log(`built ${api.name}.html`);

@@ -1,14 +1,14 @@
-// The code samples every operation shows: curl derived from the operation itself, and the
-// hand-written TypeScript file samples/<operationId>.ts that the tests type-check against the
-// typed clients.
+// The code samples every operation shows: curl derived from the operation itself (contract-core's
+// curlCommand, the key read from the variable the API's facts name), and, for an API with a typed
+// client, the hand-written TypeScript file samples/<operationId>.ts that the tests type-check.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { escapePointer, follow, isObject, resolvePointer, walkOperations } from "@api-contracts/contract-core";
+import { curlCommand, fillPath, follow, isObject, queryString, resolvePointer, walkOperations } from "@api-contracts/contract-core";
 
 /** @typedef {import("@api-contracts/contract-core").WalkedOperation} WalkedOperation */
 /** @typedef {import("@api-contracts/contract-core").WalkedParameter} WalkedParameter */
 /** @typedef {import("@api-contracts/contract-core").NamedExample} NamedExample */
-/** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
+/** @typedef {import("@api-contracts/contract-core").ApiEntry} ApiEntry */
 /** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */
 
 /**
@@ -32,11 +32,20 @@ export function firstExample(document, examples, schemaPointer) {
 }
 
 /**
+ * Example values of an operation's parameters in one place, by name; the required ones only, except in the path.
  * @param {JsonObject} document
- * @param {WalkedParameter | undefined} parameter
+ * @param {WalkedOperation} op
+ * @param {"path" | "query" | "header"} where
  */
-function parameterExample(document, parameter) {
-  return parameter ? firstExample(document, parameter.examples, parameter.schema) : { found: false };
+function parameterExamples(document, op, where) {
+  /** @type {Record<string, unknown>} */
+  const values = {};
+  for (const parameter of op.parameters.filter((p) => p.in === where && (where === "path" || p.required))) {
+    const example = firstExample(document, parameter.examples, parameter.schema);
+    if (example.found) values[parameter.name] = example.value;
+    else if (where !== "path") values[parameter.name] = where === "query" ? `<${parameter.name}>` : "";
+  }
+  return values;
 }
 
 /**
@@ -51,65 +60,31 @@ export function jsonBodyExample(document, op) {
 }
 
 /**
- * Quotes a word for a POSIX shell, so that `$` and quotes in it stay literal.
- * @param {unknown} text
- */
-function shellQuote(text) {
-  return `'${String(text).replaceAll("'", `'\\''`)}'`;
-}
-
-/**
  * The curl command for one operation: method, URL with example path and required query values, the
- * credentials its security scheme asks for, and the request's first named example as the body.
+ * key from the API's variable when the operation asks for one, and the request's first named example
+ * as the body.
  * @param {JsonObject} document
  * @param {WalkedOperation} op
- * @param {Pick<ApiDefinition, "keyEnv">} api
+ * @param {Pick<ApiEntry, "key">} api
+ * @param {string} [baseUrl] where to send it; default the operation's (or the description's) first server
  * @returns {string}
  */
-export function curlSample(document, op, api) {
+export function curlSample(document, op, api, baseUrl) {
   const servers = /** @type {{ url?: string }[] | undefined} */ (op.operation.servers ?? document.servers);
-  const server = String(servers?.[0]?.url ?? "").replace(/\/+$/, "");
-  let globbing = false;
-  const urlPath = op.path.replace(/\{([^}]+)\}/g, (_match, name) => {
-    const example = parameterExample(document, op.parameters.find((p) => p.in === "path" && p.name === name));
-    if (!example.found) {
-      globbing = true;
-      return `{${name}}`;
-    }
-    return encodeURIComponent(String(example.value));
-  });
-  // Only required query parameters: the sample is the shortest call that works.
-  const query = new URLSearchParams();
-  for (const parameter of op.parameters.filter((p) => p.in === "query" && p.required)) {
-    const example = parameterExample(document, parameter);
-    query.append(parameter.name, example.found ? String(example.value) : `<${parameter.name}>`);
-  }
-  const search = query.size > 0 ? `?${query}` : "";
-  const lines = [`curl${globbing ? " --globoff" : ""}${op.method === "GET" ? "" : ` -X ${op.method}`} ${shellQuote(`${server}${urlPath}${search}`)}`];
-
-  const requirements = /** @type {Record<string, unknown>[]} */ (op.operation.security ?? document.security ?? []);
-  for (const schemeName of Object.keys(requirements[0] ?? {})) {
-    const at = `/components/securitySchemes/${escapePointer(schemeName)}`;
-    const scheme = /** @type {any} */ (follow(document, resolvePointer(document, at), at).node);
-    if (scheme?.type === "http" && String(scheme.scheme).toLowerCase() === "bearer") {
-      lines.push(`-H "Authorization: Bearer $${api.keyEnv}"`);
-    } else if (scheme?.type === "http" && String(scheme.scheme).toLowerCase() === "basic") {
-      lines.push(`-u "$${api.keyEnv}"`);
-    } else if (scheme?.type === "apiKey" && scheme.in === "header") {
-      lines.push(`-H "${scheme.name}: $${api.keyEnv}"`);
-    }
-  }
-  for (const parameter of op.parameters.filter((p) => p.in === "header" && p.required)) {
-    const example = parameterExample(document, parameter);
-    lines.push(`-H ${shellQuote(`${parameter.name}: ${example.found ? example.value : ""}`)}`);
-  }
-
+  const server = String(baseUrl ?? servers?.[0]?.url ?? "").replace(/\/+$/, "");
+  // A path value without an example stays a `{name}` for the reader to fill in.
+  const url = `${server}${fillPath(op.path, parameterExamples(document, op, "path"), (name) => `{${name}}`)}${queryString(parameterExamples(document, op, "query"))}`;
+  /** @type {Record<string, string>} */
+  const headers = {};
+  for (const [name, value] of Object.entries(parameterExamples(document, op, "header"))) headers[name] = String(value);
   const body = jsonBodyExample(document, op);
-  if (body) {
-    lines.push(`-H 'Content-Type: application/json'`);
-    if (body.found) lines.push(`-d ${shellQuote(JSON.stringify(body.value, null, 2))}`);
-  }
-  return lines.join(" \\\n  ");
+  if (body) headers["Content-Type"] = "application/json";
+  const requirements = /** @type {Record<string, unknown>[]} */ (op.operation.security ?? document.security ?? []);
+  const keyVariable = Object.keys(requirements[0] ?? {}).length > 0 ? api.key.variable : undefined;
+  return curlCommand(
+    { method: op.method, url, headers, ...(body?.found ? { body: JSON.stringify(body.value, null, 2) } : {}) },
+    { keyVariable, multiline: true },
+  );
 }
 
 /**
@@ -156,25 +131,27 @@ export function sampledOperations(document) {
 }
 
 /**
- * A copy of the document whose every operation carries `x-codeSamples` (curl and TypeScript).
- * Throws, naming them all, when operations lack a TypeScript sample.
+ * A copy of the document whose every operation carries `x-codeSamples`: curl, and the TypeScript
+ * sample where the API has a client. With `strict` (the build), an API with a client must have a
+ * sample for every operation: it throws, naming them all; without it (a page the docs server
+ * renders for an API it has no built page for) an operation without one shows curl alone.
  * @param {JsonObject} document
- * @param {Pick<ApiDefinition, "keyEnv">} api
+ * @param {Pick<ApiEntry, "key" | "client">} api
  * @param {string} samplesDir
+ * @param {{ strict?: boolean }} [options]
  */
-export function withCodeSamples(document, api, samplesDir) {
+export function withCodeSamples(document, api, samplesDir, { strict = true } = {}) {
   const copy = structuredClone(document);
   const operations = sampledOperations(copy);
-  const { missing } = sampleCoverage(operations.map((op) => op.operationId), listSampleFiles(samplesDir));
-  if (missing.length > 0) {
+  const files = new Set(api.client ? listSampleFiles(samplesDir) : []);
+  const { missing } = sampleCoverage(operations.map((op) => op.operationId), [...files]);
+  if (api.client && strict && missing.length > 0) {
     throw new Error(`no TypeScript sample for ${missing.map((id) => `samples/${id}.ts`).join(", ")}`);
   }
   for (const op of operations) {
-    const typescript = readFileSync(samplePath(samplesDir, op.operationId), "utf8").trimEnd();
-    op.operation["x-codeSamples"] = [
-      { lang: "curl", label: "curl", source: curlSample(copy, op, api) },
-      { lang: "TypeScript", label: "TypeScript", source: typescript },
-    ];
+    const samples = [{ lang: "curl", label: "curl", source: curlSample(copy, op, api) }];
+    if (files.has(`${op.operationId}.ts`)) samples.push({ lang: "TypeScript", label: "TypeScript", source: readFileSync(samplePath(samplesDir, op.operationId), "utf8").trimEnd() });
+    op.operation["x-codeSamples"] = samples;
   }
   return copy;
 }

@@ -3,6 +3,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { walkOperations, walkWebhooks } from "@api-contracts/contract-core";
+import { curlSample } from "./code-samples.mjs";
+import { ICON_LINK } from "./offline.mjs";
 
 /** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
 /** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */
@@ -68,11 +70,29 @@ export function listInProse(names) {
  */
 
 /**
+ * An API's quick start: `quickstart/<api>.ts`, a call through its typed client; for an API without
+ * a client, its first operation as curl against its mock. With `strict` (the build) an API with a
+ * client must have its file.
+ * @param {LandingApi} entry
+ * @param {string} quickstartDir
+ * @param {boolean} strict
+ */
+function quickstart({ api, document }, quickstartDir, strict) {
+  const file = path.join(quickstartDir, `${api.name}.ts`);
+  if (existsSync(file)) return readFileSync(file, "utf8").trimEnd();
+  if (api.client && strict) throw new Error(`no quick start for ${api.name}: write quickstart/${api.name}.ts`);
+  const [first] = walkOperations(document);
+  if (!first) return "";
+  const key = `${api.key.variable}=${api.key.prefix}test`;
+  return `# ${document.info.title}: the mock takes any key that starts with ${api.key.prefix}\nexport ${key}\n${curlSample(document, first, api, `http://127.0.0.1:${api.mockPort}`)}`;
+}
+
+/**
  * The landing page: a card per API, and a quick start that names every API's mock and client.
- * @param {{ template: string, cardTemplate: string, apis: LandingApi[], quickstartDir: string }} input
+ * @param {{ template: string, cardTemplate: string, apis: LandingApi[], quickstartDir: string, strict?: boolean }} input
  * @returns {string}
  */
-export function renderLanding({ template, cardTemplate, apis, quickstartDir }) {
+export function renderLanding({ template, cardTemplate, apis, quickstartDir, strict = true }) {
   const cards = apis.map(({ api, document, downloads }) => {
     const operations = [
       ...walkOperations(document).map(
@@ -100,16 +120,13 @@ export function renderLanding({ template, cardTemplate, apis, quickstartDir }) {
   const mockLines = apis.map(({ document, api }) => ({ label: `${document.info.title} mock`, url: `http://127.0.0.1:${api.mockPort}` }));
   mockLines.push({ label: "these docs", url: "http://127.0.0.1:4000" });
   const width = Math.max(...mockLines.map(({ label }) => label.length)) + 2;
-  const quickstarts = apis.map(({ api }) => {
-    const file = path.join(quickstartDir, `${api.name}.ts`);
-    if (!existsSync(file)) throw new Error(`no quick start for ${api.name}: write quickstart/${api.name}.ts`);
-    return `<pre><code>${escapeHtml(readFileSync(file, "utf8").trimEnd())}</code></pre>`;
-  });
+  const quickstarts = apis.map((entry) => `<pre><code>${escapeHtml(quickstart(entry, quickstartDir, strict))}</code></pre>`);
   return fillTemplate(template, {
     apiTitles: listInProse(titles),
     apiCards: { html: cards.join("") },
     mockUrls: mockLines.map(({ label, url }) => `# ${label.padEnd(width)}${url}`).join("\n"),
-    clientPackages: { html: listInProse(apis.map(({ api }) => `<code>${escapeHtml(api.client.package)}</code>`)) },
+    clientPackages: { html: listInProse(apis.flatMap(({ api }) => (api.client ? [`<code>${escapeHtml(api.client.package)}</code>`] : []))) },
+    icon: { html: ICON_LINK },
     quickstarts: { html: quickstarts.join("\n    ") },
   });
 }

@@ -6,6 +6,23 @@
 const attributionLogo = `<svg xmlns="http://www.w3.org/2000/svg" width="72" height="16" viewBox="0 0 72 16"><rect width="72" height="16" rx="3" fill="#0044d4"/><text x="36" y="12" font-family="sans-serif" font-size="10" fill="#fff" text-anchor="middle">Redoc</text></svg>`;
 const attributionLogoUri = `data:image/svg+xml,${encodeURIComponent(attributionLogo)}`;
 
+// Without an icon of its own a page makes the browser ask its server for /favicon.ico, which no docs
+// folder holds: a 404 in the log of every page load.
+const icon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0044d4"/><path d="M4 4h8M4 8h8M4 12h5" stroke="#fff" stroke-width="2"/></svg>`;
+
+/** The pages' icon, inline. */
+export const ICON_LINK = `<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(icon)}">`;
+
+/**
+ * The page with the icon in its head.
+ * @param {string} html
+ */
+export function withIcon(html) {
+  const at = html.indexOf("</head>");
+  if (at < 0) throw new Error("the page has no </head> to add its icon before");
+  return `${html.slice(0, at)}${ICON_LINK}\n${html.slice(at)}`;
+}
+
 const redocCdnImage = /https:\/\/cdn\.redoc\.ly\/redoc\/[\w.-]+\.svg/g;
 
 /**

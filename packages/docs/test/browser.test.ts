@@ -1,4 +1,6 @@
 import { mkdirSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -123,6 +125,42 @@ describe.skipIf("skip" in plan)("the pages in headless Chromium", () => {
       expect(problems).toEqual([]);
     } finally {
       await close();
+    }
+  });
+
+  it("no page load asks the server for /favicon.ico, which the docs do not have: each page names its icon inline", async () => {
+    // What the docs server is asked, seen by a proxy in front of it: the browser's own icon request
+    // is not one of the page's requests.
+    const asked: string[] = [];
+    const proxy: Server = createServer((req, res) => {
+      asked.push(req.url ?? "");
+      const { port } = new URL(docs.url);
+      const onward = request({ host: "127.0.0.1", port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(onward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      for (const file of ["", ...apis.map(({ api }) => `${api.name}.html`)]) {
+        // A context of its own: Playwright's request routing (openPage's) keeps the browser from asking for icons at all.
+        const context = await browser.newContext();
+        try {
+          const page = await context.newPage();
+          await page.goto(`${base}/${file}`, { waitUntil: "load" });
+          expect(await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href.slice(0, 5))).toBe("data:");
+          // The icon is asked for after the load, if at all.
+          await page.waitForTimeout(1_500);
+        } finally {
+          await context.close();
+        }
+      }
+      expect(asked.filter((url) => url.startsWith("/favicon"))).toEqual([]);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONSOLE_SCRIPT } from "../src/console-bundle.mjs";
+import { CONSOLE_SCRIPT } from "../src/page.mjs";
 import { apiSummary, escapeHtml, fillTemplate, firstParagraph } from "../src/landing.mjs";
 import { externalResources, inlineRedocImages } from "../src/offline.mjs";
 import { bundleFiles, walkOperations, walkWebhooks } from "@api-contracts/contract-core";
@@ -62,7 +62,7 @@ describe("built pages", () => {
       expect(webhooks.length).toBeGreaterThan(0);
       for (const webhook of webhooks) expect(landing).toContain(`<code>webhook ${escapeHtml(webhook.event)}</code> ${escapeHtml(webhook.operation.summary)}`);
       expect(landing).toContain(`http://127.0.0.1:${api.mockPort}`);
-      expect(landing).toContain(escapeHtml(`from "${api.client.package}"`));
+      expect(landing).toContain(escapeHtml(`from "${api.client!.package}"`));
     }
     expect(landing).not.toMatch(/\{\{/);
   });

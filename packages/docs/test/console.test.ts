@@ -7,12 +7,17 @@ import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer } from "@api-contracts/mock-server";
-import { walkOperations, walkWebhooks } from "@api-contracts/contract-core";
+import { API_DIRS_VARIABLE, walkOperations, walkWebhooks } from "@api-contracts/contract-core";
+import { THIRD_API, THIRD_API_DIR } from "@api-contracts/dev-tools/testing";
 import { startDocsServer, type DocsServer } from "../server.mjs";
 import { bundleConsole } from "../src/console-bundle.mjs";
 import { launchBrowser, openPage, showOperation } from "./browser-helpers.js";
 import { planBrowserTests } from "./find-browser.js";
 import { distDir, loadApis } from "./helpers.js";
+
+// A third API, named only by its folder: the docs were built without it, and the docs server makes
+// its page; its console works like the others', against its own mock.
+process.env[API_DIRS_VARIABLE] = THIRD_API_DIR;
 
 const plan = planBrowserTests({ env: process.env, home: homedir() });
 const apis = loadApis();
@@ -67,15 +72,27 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
   });
 
   /** The page with one operation's console open, found by its name as a screen reader finds it. */
-  async function openConsole(api: string, operationId: string) {
-    const opened = await openPage(browser, `${docs.url}/${api}.html?try=${encodeURIComponent(operationId)}`);
+  async function openConsole(api: string, operationId: string, server: { url: string } = docs) {
+    const opened = await openPage(browser, `${server.url}/${api}.html?try=${encodeURIComponent(operationId)}`);
     const region = opened.page.getByRole("region", { name: `Try ${operationId}`, exact: true });
     await region.waitFor();
     return { ...opened, region };
   }
 
+  /** Runs a test with one operation's console open, and closes its page whatever happens. */
+  async function inConsole(api: string, operationId: string, test: (opened: Awaited<ReturnType<typeof openConsole>>) => Promise<void>) {
+    const opened = await openConsole(api, operationId);
+    try {
+      await test(opened);
+    } finally {
+      await opened.close();
+    }
+  }
+
   const verdictOf = (region: ReturnType<Page["getByRole"]>) => region.getByRole("region", { name: "Contract verdict" });
   const responseOf = (region: ReturnType<Page["getByRole"]>) => region.getByRole("region", { name: "Response" });
+  const requestVerdictOf = (region: ReturnType<Page["getByRole"]>) => region.getByRole("region", { name: "Request verdict" });
+  const send = (region: ReturnType<Page["getByRole"]>) => region.getByRole("button", { name: "Send", exact: true }).click();
 
   it.each(apis.map(({ api }) => [api.name] as const))(
     "%s: every operation's prefilled example, sent to the mock, is answered, and the verdict is that the answer keeps the contract",
@@ -103,44 +120,44 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
     },
   );
 
-  it("a request the contract refuses is held back with the member named; sent anyway, the mock's 400 appears with its verdict", async () => {
-    const { problems, region, close } = await openConsole("entitlements", "checkAccess");
-    try {
+  it("a request the contract refuses is held back with what the service would answer; sent anyway, the mock's 400 appears with its verdict", async () => {
+    await inConsole("entitlements", "checkAccess", async ({ problems, region }) => {
       const body = region.getByRole("textbox", { name: "Body (JSON)" });
       await body.fill(JSON.stringify({ feature_id: "messages" }));
-      await region.getByRole("button", { name: "Send", exact: true }).click();
-      const held = region.getByRole("alert");
-      await expect.poll(() => held.innerText()).toMatch(/Not sent/);
-      expect(await held.innerText()).toContain("customer_id is required");
+      await send(region);
+      const held = requestVerdictOf(region);
+      await expect.poll(() => held.innerText()).toMatch(/Not sent: the service would answer 400 invalid_inputs: body\/customer_id is required/);
       expect(await body.getAttribute("aria-invalid")).toBe("true");
-      expect(await responseOf(region).innerText()).toContain("Nothing sent yet");
+      expect(await responseOf(region).innerText()).toBe("Not sent.");
 
       await region.getByRole("button", { name: "Send anyway" }).click();
       await expect.poll(() => responseOf(region).innerText()).toMatch(/^400 in/);
       expect(await responseOf(region).innerText()).toContain("invalid_inputs");
       await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract: 400 application\/json/);
       expect(problems.filter((problem) => !expectedAnswer(problem))).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
+  });
+
+  it("a request that keeps the contract says so before it goes", async () => {
+    await inConsole("webdata", "getTokenUsage", async ({ region }) => {
+      await send(region);
+      await expect.poll(() => requestVerdictOf(region).innerText()).toBe("✓ The request keeps the contract.");
+      await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract: 200/);
+    });
   });
 
   it("a parameter the contract refuses is marked at its field", async () => {
-    const { region, close } = await openConsole("webdata", "getMonitor");
-    try {
+    await inConsole("webdata", "getMonitor", async ({ region }) => {
       const field = region.getByRole("textbox", { name: "monitorId (path, required)" });
       await field.fill("not-a-uuid");
-      await region.getByRole("button", { name: "Send", exact: true }).click();
+      await send(region);
       await expect.poll(() => field.getAttribute("aria-invalid")).toBe("true");
-      expect(await region.getByRole("alert").innerText()).toContain("path /monitorId");
-    } finally {
-      await close();
-    }
+      expect(await requestVerdictOf(region).innerText()).toContain("path /monitorId");
+    });
   });
 
   it("pointed at a server without CORS headers, through the docs server's relay, the verdict names the violation at its pointer", async () => {
-    const { problems, region, close } = await openConsole("entitlements", "checkAccess");
-    try {
+    await inConsole("entitlements", "checkAccess", async ({ problems, region }) => {
       await region.getByRole("textbox", { name: "Base URL" }).fill(faultyUrl);
       // The mock's Prefer choices are for the mock alone.
       await expect.poll(() => region.getByRole("group", { name: "Mock answer (Prefer header)" }).isVisible()).toBe(false);
@@ -150,36 +167,114 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
       expect(verdict).toContain("body /customer_id");
       expect(verdict).toContain("customer_id is required");
       expect(problems.filter((problem) => !expectedAnswer(problem))).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it("the mock's Prefer choices are sent: a named example comes back as chosen", async () => {
-    const { region, close } = await openConsole("entitlements", "checkAccess");
-    try {
+    await inConsole("entitlements", "checkAccess", async ({ region }) => {
       await region.getByRole("combobox", { name: "Answer example" }).selectOption("denied-usage-limit");
       await region.getByRole("button", { name: "Copy as curl" }).click();
       expect(await region.getByLabel("Copied command").innerText()).toContain("prefer: example=denied-usage-limit");
       await region.getByRole("button", { name: "Send", exact: true }).click();
       await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract: 200/);
       expect(await responseOf(region).innerText()).toMatch(/"allowed": false/);
+    });
+  });
+
+  it("a failure of the relay (the mock's reset fault) is shown as the relay's, worded as a closed connection, and not judged as the target's answer", async () => {
+    await inConsole("webdata", "getTokenUsage", async ({ problems, region }) => {
+      await region.getByRole("combobox", { name: "Fault" }).selectOption("reset");
+      await send(region);
+      await expect.poll(() => responseOf(region).innerText()).toMatch(/relay answered 502 \(closed\), not the target: The target closed the connection without answering/);
+      expect(await responseOf(region).innerText()).not.toContain("could not be reached");
+      expect(await verdictOf(region).innerText()).toBe("No verdict: the docs server's relay answered, not the target.");
+      expect(problems.filter((problem) => !expectedAnswer(problem))).toEqual([]);
+    });
+  });
+
+  it("after Send the verdict is in view in a 900 px window, above the answer", async () => {
+    await inConsole("entitlements", "checkAccess", async ({ page, region }) => {
+      await send(region);
+      await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract/);
+      const box = await verdictOf(region).evaluate((element) => {
+        const { top, bottom } = element.getBoundingClientRect();
+        return { top, bottom, height: window.innerHeight };
+      });
+      expect(box.height).toBe(900);
+      expect(box.top).toBeGreaterThanOrEqual(0);
+      expect(box.bottom).toBeLessThanOrEqual(box.height);
+      const [verdictTop, answerTop] = await Promise.all([verdictOf(region), responseOf(region)].map((at) => at.evaluate((element) => element.getBoundingClientRect().top)));
+      expect(verdictTop).toBeLessThan(answerTop!);
+      expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    });
+  });
+
+  it("switching the target keeps the key; a request with none is held back with the service's 401, not sent without a word", async () => {
+    await inConsole("entitlements", "trackUsage", async ({ region }) => {
+      const key = region.getByRole("textbox", { name: "API key" });
+      expect(await key.inputValue()).toBe("am_sk_test");
+      await region.getByRole("combobox", { name: "Target" }).selectOption("other");
+      expect(await key.inputValue()).toBe("am_sk_test");
+      expect(await region.getByText("am_sk_test is the mock's test key").count()).toBe(1);
+      await key.fill("");
+      await send(region);
+      await expect.poll(() => requestVerdictOf(region).innerText()).toMatch(/Not sent: the service would answer 401 no_secret_key: header\/authorization is missing/);
+      expect(await responseOf(region).innerText()).toBe("Not sent.");
+    });
+  });
+
+  it("a target is offered only when it runs: no reference server beside the mock, and only the reference server when it alone runs", async () => {
+    const mockOnly = await openConsole("entitlements", "checkAccess");
+    try {
+      const options = await mockOnly.region.getByRole("combobox", { name: "Target" }).locator("option").allInnerTexts();
+      expect(options).toEqual([`Mock (${mocks.entitlements!.url})`, "Another base URL (type it below)"]);
     } finally {
+      await mockOnly.close();
+    }
+    const stateful = await startDocsServer({ port: 0, root: distDir, targets: { entitlements: { reference: mocks.entitlements!.url } } });
+    try {
+      const { region, close } = await openConsole("entitlements", "checkAccess", stateful);
+      const target = region.getByRole("combobox", { name: "Target" });
+      expect(await target.locator("option").allInnerTexts()).toEqual([`Reference server (${mocks.entitlements!.url})`, "Another base URL (type it below)"]);
+      expect(await target.inputValue()).toBe("reference");
+      expect(await region.getByRole("textbox", { name: "Base URL" }).inputValue()).toBe(mocks.entitlements!.url);
       await close();
+    } finally {
+      await stateful.close();
     }
   });
 
-  it("a failure of the relay (the mock's reset fault) is shown as the relay's, and not judged as the target's answer", async () => {
-    const { problems, region, close } = await openConsole("webdata", "getTokenUsage");
-    try {
-      await region.getByRole("combobox", { name: "Fault" }).selectOption("reset");
-      await region.getByRole("button", { name: "Send", exact: true }).click();
-      await expect.poll(() => responseOf(region).innerText()).toMatch(/relay answered 502 \(unreachable\), not the target/);
-      expect(await verdictOf(region).innerText()).toBe("No verdict: the docs server's relay answered, not the target.");
-      expect(problems.filter((problem) => !expectedAnswer(problem))).toEqual([]);
-    } finally {
-      await close();
-    }
+  it("a request held back takes the previous answer and its verdict off the screen", async () => {
+    await inConsole("entitlements", "checkAccess", async ({ region }) => {
+      await send(region);
+      await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract: 200/);
+      await region.getByRole("textbox", { name: "Body (JSON)" }).fill("{}");
+      await send(region);
+      await expect.poll(() => requestVerdictOf(region).innerText()).toMatch(/Not sent/);
+      expect(await responseOf(region).innerText()).toBe("Not sent.");
+      expect(await verdictOf(region).innerText()).toBe("No answer to judge: the request was held back.");
+    });
+  });
+
+  it("the address names the open console: choosing another operation changes it, closing takes it away", async () => {
+    await inConsole("entitlements", "checkAccess", async ({ page }) => {
+      await page.getByRole("combobox", { name: "Operation" }).selectOption("trackUsage");
+      await page.getByRole("region", { name: "Try trackUsage", exact: true }).waitFor();
+      expect(new URL(page.url()).searchParams.get("try")).toBe("trackUsage");
+      await page.getByRole("button", { name: "Close console" }).click();
+      expect(new URL(page.url()).searchParams.has("try")).toBe(false);
+    });
+  });
+
+  it("the target's headers are its own: the relay's Vary: X-Relay-Target and X-Relay are not among them", async () => {
+    await inConsole("webdata", "getTokenUsage", async ({ region }) => {
+      await send(region);
+      await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract/);
+      await region.getByText(/^Headers \(\d+\)$/).click();
+      const headers = (await responseOf(region).locator("dl").innerText()).toLowerCase();
+      expect(headers).toContain("content-type");
+      expect(headers).not.toContain("x-relay");
+    });
   });
 
   it("the key is in no URL, storage entry, console message or copied command", async () => {
@@ -190,15 +285,20 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
     page.on("request", (request) => seen.push(request.url()));
     try {
       await region.getByRole("textbox", { name: "API key" }).fill(key);
-      await region.getByRole("button", { name: "Send", exact: true }).click();
+      await send(region);
       await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract/);
       const copies: string[] = [];
       for (const name of ["Copy as curl", "Copy as TypeScript"]) {
         await region.getByRole("button", { name }).click();
         copies.push(await region.getByLabel("Copied command").innerText());
       }
-      expect(copies[0]).toContain('-H "Authorization: Bearer $API_KEY"');
-      expect(copies[1]).toContain("apiKey: process.env.API_KEY");
+      // One key variable everywhere: the one the API's facts name, which the page's own curl sample reads too.
+      const variable = apis.find((entry) => entry.api.name === "entitlements")!.api.key.variable;
+      const definition = JSON.parse((await (await fetch(`${docs.url}/entitlements.html`)).text()).match(/const __redoc_definition = (.*);\n/)![1]!);
+      const [sample] = walkOperations(definition).find((op) => op.operationId === "trackUsage")!.operation["x-codeSamples"] as { source: string }[];
+      expect(sample!.source).toContain(`-H "Authorization: Bearer $${variable}"`);
+      expect(copies[0]).toContain(`-H "Authorization: Bearer $${variable}"`);
+      expect(copies[1]).toContain(`apiKey: process.env.${variable}`);
       expect(copies[1]).toContain('client.POST("/v1/balances.track"');
       const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookies: document.cookie, url: location.href, history: history.state }));
       const cookies = JSON.stringify(await page.context().cookies());
@@ -206,6 +306,24 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
     } finally {
       await close();
     }
+  });
+
+  it("the third API, named only by CONTRACT_API_DIRS, gets a page the docs server made: Redoc shows its operations, and its console sends to its mock", async () => {
+    const { document } = apis.find((entry) => entry.api.name === THIRD_API)!;
+    await inConsole(THIRD_API, "createNote", async ({ page, problems, region }) => {
+      await page.getByRole("heading", { level: 1, name: document.info.title }).waitFor();
+      for (const op of walkOperations(document)) await showOperation(page, document, op);
+      await send(region);
+      await expect.poll(() => verdictOf(region).innerText()).toMatch(/Keeps the contract: 201 application\/json/);
+      await region.getByRole("button", { name: "Copy as curl" }).click();
+      expect(await region.getByLabel("Copied command").innerText()).toContain('-H "Authorization: Bearer $NOTES_API_KEY"');
+      // No typed client: curl is the copy it offers.
+      expect(await region.getByRole("button", { name: "Copy as TypeScript" }).count()).toBe(0);
+      await region.getByRole("textbox", { name: "Body (JSON)" }).fill('{"text": ""}');
+      await send(region);
+      await expect.poll(() => requestVerdictOf(region).innerText()).toMatch(/Not sent: the service would answer 400: body\/text/);
+      expect(problems).toEqual([]);
+    });
   });
 
   it("every operation and webhook has a Try it link that opens its console beside the page, and Escape closes it", async () => {
@@ -229,7 +347,7 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
     }
   });
 
-  it.each(apis.map(({ api }) => [api.name] as const))(
+  it.each(apis.filter(({ document }) => walkWebhooks(document).length > 0).map(({ api }) => [api.name] as const))(
     "%s: each webhook's signed example call keeps the contract, and a changed body fails its signature",
     async (api) => {
       const mine = webhooks.filter((entry) => entry.api === api);
@@ -257,7 +375,7 @@ describe.skipIf("skip" in plan)("the console in headless Chromium", () => {
     const { page, close } = await openPage(browser, `${pathToFileURL(path.join(distDir, "entitlements.html")).href}?try=checkAccess`);
     try {
       const region = page.getByRole("region", { name: "Try checkAccess" });
-      await region.getByRole("textbox", { name: "Base URL" }).fill(mocks.entitlements!.url);
+      await region.getByRole("textbox", { name: "Base URL" }).fill(faultyUrl);
       await region.getByRole("button", { name: "Send", exact: true }).click();
       await expect.poll(() => responseOf(region).innerText()).toMatch(/CORS/);
       expect(await responseOf(region).innerText()).toContain("npm start");

@@ -33,6 +33,12 @@ async function startUpstream(): Promise<{ url: string; port: number; seen: Seen[
       seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() });
       const pathname = (req.url ?? "").split("?")[0];
       if (pathname === "/stall") return; // never answers
+      if (pathname === "/reset") return void req.socket.resetAndDestroy();
+      if (pathname === "/reset-body") {
+        res.writeHead(200, { "content-type": "text/plain", "content-length": "100" });
+        res.write("partial", () => setTimeout(() => req.socket.resetAndDestroy(), 50));
+        return;
+      }
       if (pathname === "/stall-body") {
         res.writeHead(200, { "content-type": "text/plain" });
         res.write("partial");
@@ -276,6 +282,15 @@ describe("docs server relay", () => {
     const started = Date.now();
     expectRelayError(await call(docs.url, `/_relay${pathname}`, { headers: fromPage(docs, upstream.url) }), 504, "timeout");
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it.each([
+    ["/reset", "The target closed the connection without answering (ECONNRESET)."],
+    ["/reset-body", "The target closed the connection in the middle of its answer."],
+  ])("answers 502 closed, not unreachable, when the target takes the connection and resets it (%s)", async (pathname, sentence) => {
+    const answer = await call(docs.url, `/_relay${pathname}`, { headers: fromPage(docs, upstream.url) });
+    expectRelayError(answer, 502, "closed");
+    expect(JSON.parse(answer.body)).toEqual({ relayError: sentence });
   });
 
   it("answers 502 unreachable when nothing listens at the target", async () => {

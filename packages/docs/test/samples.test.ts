@@ -50,7 +50,7 @@ describe("code samples", () => {
     "the TypeScript sample of %s calls that operation through its API's client",
     (_id, { api, op }) => {
       const source = readFileSync(samplePath(samplesDir, op.operationId), "utf8");
-      expect(source).toContain(`import { ${api.client.factory} } from "${api.client.package}"`);
+      expect(source).toContain(`import { ${api.client!.factory} } from "${api.client!.package}"`);
       expect(source).toContain(`.${op.method}("${op.path}"`);
     },
   );
@@ -126,15 +126,15 @@ describe("curl samples", () => {
     await new Promise((resolve) => capture.close(resolve));
   });
 
-  it("builds the check command from the operation: method, URL, bearer key and the first named example", () => {
+  it("builds the check command from the operation: method, URL, the key from the API's variable and the first named example", () => {
     const { api, document } = apis.find((a) => a.api.name === "entitlements")!;
     const op = walkOperations(document).find((o) => o.operationId === "checkAccess")!;
     const command = curlSample(document, op, api);
-    expect(command).toMatch(new RegExp(`^curl -X POST '${document.servers[0].url}/v1/balances\\.check'`));
-    expect(command).toContain(`-H "Authorization: Bearer $${api.keyEnv}"`);
+    expect(command).toMatch(new RegExp(`^curl '${document.servers[0].url}/v1/balances\\.check'`));
+    expect(command).toContain(`-H "Authorization: Bearer $ENTITLEMENTS_API_KEY"`);
     const media = resolvePointer(document, op.requestBody!.media.find((m) => m.mediaType === "application/json")!.pointer) as any;
     const named = follow(document, Object.values(media.examples)[0], "").node as { value: unknown };
-    const body = command.match(/-d '([\s\S]*)'$/)?.[1];
+    const body = command.match(/--data-raw '([\s\S]*)'$/)?.[1];
     expect(JSON.parse(body!)).toEqual(named.value);
   });
 
@@ -145,7 +145,7 @@ describe("curl samples", () => {
       const server = String(document.servers[0].url).replace(/\/+$/, "");
       const command = curlSample(document, op, api).replace(`'${server}`, `'${base}`);
       await run("sh", ["-c", `${command} -sS -o /dev/null`], {
-        env: { PATH: process.env.PATH ?? "", [api.keyEnv]: "key_from_the_environment" },
+        env: { PATH: process.env.PATH ?? "", [api.key.variable]: "key_from_the_environment" },
       });
       expect(captured).toHaveLength(1);
       const request = captured[0]!;
