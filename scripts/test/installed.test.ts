@@ -191,7 +191,18 @@ async function faultPaths() {
   const hang = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, timeoutMs: 300 })
     .POST("/v1/balances.check", { ...check, headers: { Prefer: "fault=hang" } })
     .then(({ response }) => ({ status: response.status }), failure);
-  return { reset: { attempts, retried, outcome: reset }, open, refused, hang };
+  // A configuration error is no outage: refused at construction, and never answered by failOpen.
+  const misconfigured = ["localhost:5511", "ftp://x"].map((baseUrl) => {
+    try {
+      return createEntitlementsClient({ apiKey: "am_sk_test", baseUrl, failOpen: failOpen() }) && "accepted";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  });
+  const unsendable = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, failOpen: failOpen() })
+    .POST("/v1/balances.check", { ...check, baseUrl: "ftp://x" })
+    .then(({ response }) => ({ status: response.status }), failure);
+  return { reset: { attempts, retried, outcome: reset }, open, refused, hang, misconfigured, unsendable };
 }
 
 async function main(): Promise<void> {
@@ -373,12 +384,16 @@ describe("a strict nodenext project that installs the tarballs", () => {
       fixtures: "https://example.com",
       notFunctions: [],
       // A reset is retried twice (3 attempts) and ends in a network error; a closed port fails a
-      // check open and rejects a plain call with a network error; a hang ends at timeoutMs.
+      // check open and rejects a plain call with a network error; a hang ends at timeoutMs; a base
+      // URL of another scheme is refused at construction, and a call fetch refuses to send (a
+      // per-call one) is rejected, not failed open.
       faults: {
         reset: { attempts: 3, retried: ["network-error", "network-error"], outcome: { networkError: true, timeout: false } },
         open: { status: 202, allowed: true, cause: "network error" },
         refused: { networkError: true, timeout: false },
         hang: { networkError: false, timeout: true },
+        misconfigured: ["localhost:5511", "ftp://x"].map((baseUrl) => `createEntitlementsClient: baseUrl must be an http:// or https:// URL, got "${baseUrl}"`),
+        unsendable: { networkError: false, timeout: false },
       },
     };
   };
