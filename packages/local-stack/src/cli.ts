@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { counted, listApis, loadFaults, type ApiDefinition } from "@api-contracts/contract-core";
-import { describeDeliveryReport, describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
+import { describeDeliveryReport, describeFault, onStopRequest, type FaultsOptions } from "@api-contracts/contract-core/server";
 import { startApiServer, startTogether } from "./stack.js";
 
 /** The APIs in the order of their default ports, as the command prints them. */
@@ -112,10 +112,8 @@ export async function main(argv: string[], out: (line: string) => void = console
           }),
       })),
     );
+    onStopRequest(() => void stack.close().then(() => process.exit(0)));
     for (const server of stack.servers) out(`${server.name.padEnd(12)} ${server.url}`);
-    const stop = () => void stack.close().then(() => process.exit(0));
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
     return 0;
   } catch (error) {
     console.error(`api-mock: ${(error as Error).message}`);

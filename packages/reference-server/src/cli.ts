@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core/server";
+import { describeDeliveryReport, onStopRequest, type DeliveryReport } from "@api-contracts/contract-core/server";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
 import { SERVICES, startReferenceServer, type ReferenceLimits, type ReferenceServer, type Service } from "./server.js";
 
@@ -127,6 +127,7 @@ async function main(argv: string[]): Promise<void> {
   };
 
   const servers: ReferenceServer[] = [];
+  onStopRequest(() => void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0)));
   for (const service of services) {
     const onWebhookReport = (report: DeliveryReport): void => void process.stderr.write(`${service} webhook ${describeDeliveryReport(report)}\n`);
     const server = await startReferenceServer({ service, host: values.host, port: ports[service], fixtures, limits, publicUrl, ...webhooks[service], onWebhookReport }).catch((error: unknown) => {
@@ -136,11 +137,6 @@ async function main(argv: string[]): Promise<void> {
     servers.push(server);
     process.stdout.write(`${service} reference server listening on ${server.url}\n`);
   }
-  const stop = (): void => {
-    void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
