@@ -469,6 +469,22 @@ describe("a strict nodenext project that installs the tarballs", () => {
     expect(JSON.stringify(violation)).toMatch(/customer_id/);
   }, 60_000);
 
+  it("npx @api-contracts/local-stack stops when its npx is killed, as a CI script stops it: its ports are free within 2 s", async () => {
+    const started = await consumer.start("npx", ["@api-contracts/local-stack", "--webdata-port", "0", "--entitlements-port", "0"], /^(\w+)\s+(http:\/\/\S+)$/, 2);
+    const ports = started.matches.map((match) => Number(new URL(match[2]!).port));
+    const killed = Date.now();
+    try {
+      // npx alone, as `kill $!` does: npm does not pass the signal on to the mock it runs.
+      process.kill(started.pid, "SIGTERM");
+      const listening = (port: number) => fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+      while ((await Promise.all(ports.map(listening))).some(Boolean) && Date.now() - killed < 5000) await new Promise((resolve) => setTimeout(resolve, 25));
+      console.log(`the installed mock's ports free ${Date.now() - killed} ms after kill of its npx`);
+      expect(Date.now() - killed).toBeLessThanOrEqual(2000);
+    } finally {
+      await started.stop();
+    }
+  }, 60_000);
+
   it("npx @api-contracts/contract-tests init writes fixtures that, filled from npx @api-contracts/reference-server --write-fixtures, drive a passing behavior run against it", async () => {
     await consumer.exec("npx", ["@api-contracts/reference-server", "--write-fixtures", "world.json"]);
     await consumer.exec("npx", ["@api-contracts/contract-tests", "init", "--service", "entitlements", "--out", "fixtures.json"]);
