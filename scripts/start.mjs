@@ -4,6 +4,7 @@
 // variable without a change here.
 import { parseArgs } from "node:util";
 import { listApis } from "@api-contracts/contract-core";
+import { onStopRequest } from "@api-contracts/contract-core/server";
 import { startLocalStack } from "@api-contracts/local-stack";
 
 const apis = listApis();
@@ -19,7 +20,7 @@ const flagWidth = Math.max(...flags.map(([flag]) => flag.length)) + 2;
 const usage = [
   `Usage: npm start -- [--host H] ${apis.map((api) => `[--${api.name}-port ${api.mockPort}]`).join(" ")} [--docs-port 4000] [--allow-relay-host H]... [--help]`,
   "",
-  "Serves each API's mock and the reference docs until Ctrl+C (or SIGTERM).",
+  "Serves each API's mock and the reference docs until Ctrl+C, SIGTERM or the end of the npm that started it.",
   ...flags.map(([flag, text]) => `  ${flag.padEnd(flagWidth)}${text}`),
   "A flag wins over its variable; port 0 picks a free port, and the URLs printed say which.",
 ].join("\n");
@@ -55,6 +56,10 @@ function port(flag) {
 }
 
 let stack;
+onStopRequest(async () => {
+  await stack?.close();
+  process.exit(0);
+});
 try {
   stack = await startLocalStack({
     host: values.host,
@@ -71,9 +76,3 @@ const titles = new Map(apis.map((api) => [api.name, `${api.title} mock`]));
 const width = Math.max(...[...titles.values()].map((title) => title.length), 4) + 2;
 for (const { name, url } of stack.servers) console.log(`${(titles.get(name) ?? "Docs").padEnd(width)}${url}`);
 console.log("Press Ctrl+C to stop.");
-const stop = async () => {
-  await stack.close();
-  process.exit(0);
-};
-process.once("SIGINT", stop);
-process.once("SIGTERM", stop);

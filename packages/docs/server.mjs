@@ -727,9 +727,9 @@ export async function startDocsServer({
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // node server.mjs [--allow-relay-host <host>]...   (PORT sets the port, default 4000)
+  // node server.mjs [--allow-relay-host <host>]...   (DOCS_PORT sets the port, default 4000, as at the root)
   const { values } = parseArgs({ options: { "allow-relay-host": { type: "string", multiple: true, default: [] } } });
-  const port = process.env.PORT ? Number(process.env.PORT) : 4000;
+  const port = process.env.DOCS_PORT ? Number(process.env.DOCS_PORT) : 4000;
   // No top-level await here: it would make `require()` of this module fail (ERR_REQUIRE_ASYNC_MODULE).
   startDocsServer({ port, allowRelayHosts: values["allow-relay-host"] }).then(
     (docs) => {

@@ -191,7 +191,18 @@ async function faultPaths() {
   const hang = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, timeoutMs: 300 })
     .POST("/v1/balances.check", { ...check, headers: { Prefer: "fault=hang" } })
     .then(({ response }) => ({ status: response.status }), failure);
-  return { reset: { attempts, retried, outcome: reset }, open, refused, hang };
+  // A configuration error is no outage: refused at construction, and never answered by failOpen.
+  const misconfigured = ["localhost:5511", "ftp://x"].map((baseUrl) => {
+    try {
+      return createEntitlementsClient({ apiKey: "am_sk_test", baseUrl, failOpen: failOpen() }) && "accepted";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  });
+  const unsendable = await createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: process.env.ENTITLEMENTS_URL, failOpen: failOpen() })
+    .POST("/v1/balances.check", { ...check, baseUrl: "ftp://x" })
+    .then(({ response }) => ({ status: response.status }), failure);
+  return { reset: { attempts, retried, outcome: reset }, open, refused, hang, misconfigured, unsendable };
 }
 
 async function main(): Promise<void> {
@@ -373,12 +384,16 @@ describe("a strict nodenext project that installs the tarballs", () => {
       fixtures: "https://example.com",
       notFunctions: [],
       // A reset is retried twice (3 attempts) and ends in a network error; a closed port fails a
-      // check open and rejects a plain call with a network error; a hang ends at timeoutMs.
+      // check open and rejects a plain call with a network error; a hang ends at timeoutMs; a base
+      // URL of another scheme is refused at construction, and a call fetch refuses to send (a
+      // per-call one) is rejected, not failed open.
       faults: {
         reset: { attempts: 3, retried: ["network-error", "network-error"], outcome: { networkError: true, timeout: false } },
         open: { status: 202, allowed: true, cause: "network error" },
         refused: { networkError: true, timeout: false },
         hang: { networkError: false, timeout: true },
+        misconfigured: ["localhost:5511", "ftp://x"].map((baseUrl) => `createEntitlementsClient: baseUrl must be an http:// or https:// URL, got "${baseUrl}"`),
+        unsendable: { networkError: false, timeout: false },
       },
     };
   };
@@ -452,6 +467,22 @@ describe("a strict nodenext project that installs the tarballs", () => {
     const [violation, ...more] = readFileSync(path.join(consumer.dir, "violations.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(more).toEqual([]);
     expect(JSON.stringify(violation)).toMatch(/customer_id/);
+  }, 60_000);
+
+  it("npx @api-contracts/local-stack stops when its npx is killed, as a CI script stops it: its ports are free within 2 s", async () => {
+    const started = await consumer.start("npx", ["@api-contracts/local-stack", "--webdata-port", "0", "--entitlements-port", "0"], /^(\w+)\s+(http:\/\/\S+)$/, 2);
+    const ports = started.matches.map((match) => Number(new URL(match[2]!).port));
+    const killed = Date.now();
+    try {
+      // npx alone, as `kill $!` does: npm does not pass the signal on to the mock it runs.
+      process.kill(started.pid, "SIGTERM");
+      const listening = (port: number) => fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+      while ((await Promise.all(ports.map(listening))).some(Boolean) && Date.now() - killed < 5000) await new Promise((resolve) => setTimeout(resolve, 25));
+      console.log(`the installed mock's ports free ${Date.now() - killed} ms after kill of its npx`);
+      expect(Date.now() - killed).toBeLessThanOrEqual(2000);
+    } finally {
+      await started.stop();
+    }
   }, 60_000);
 
   it("npx @api-contracts/contract-tests init writes fixtures that, filled from npx @api-contracts/reference-server --write-fixtures, drive a passing behavior run against it", async () => {

@@ -20,6 +20,8 @@ interface Manifest {
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  /** npm 11's review of dependencies' install scripts: `name` or `name@version`, allowed or denied. */
+  allowScripts?: Record<string, boolean>;
 }
 
 const rootManifest = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Manifest;
@@ -32,6 +34,7 @@ interface LockEntry {
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  hasInstallScript?: boolean;
 }
 const lock = JSON.parse(readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
 
@@ -93,6 +96,15 @@ describe("the workspaces", () => {
     expect(rootManifest.engines?.node).toBe("^20.19.0 || ^22.12.0 || >=24.0.0");
     const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
     expect(readme).toContain(`\`${rootManifest.engines?.node}\``);
+  });
+
+  it("review every install script of the lockfile in allowScripts, so that npm ci warns of none not yet reviewed", () => {
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([at]) => at.slice(at.lastIndexOf("node_modules/") + "node_modules/".length));
+    const reviewed = Object.keys(rootManifest.allowScripts ?? {}).map((key) => /^(@?[^@]+)/.exec(key)![1]!);
+    expect(withScripts).toContain("esbuild");
+    expect(withScripts.filter((name) => !reviewed.includes(name))).toEqual([]);
   });
 });
 

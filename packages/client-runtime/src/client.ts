@@ -47,8 +47,9 @@ export function createApiClient<Paths extends {}>(options: CommonClientOptions, 
   const { clientName } = settings;
   const apiKey = requireApiKey(options?.apiKey, clientName, settings.keyHint);
   const { baseUrl = settings.defaultBaseUrl, timeoutMs, fetch: custom } = options;
-  // Checked once here, so that no call has to parse its URL before fetch does.
-  if (!URL.canParse(baseUrl)) throw new TypeError(`${clientName}: baseUrl must be an absolute URL, got "${baseUrl}"`);
+  // Checked once here, so that no call has to parse its URL before fetch does. "localhost:5511"
+  // parses, as a URL of scheme "localhost:": Node's fetch then fails every call and Bun's sends it.
+  if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) throw new TypeError(`${clientName}: baseUrl must be an http:// or https:// URL, got "${baseUrl}"`);
   if (timeoutMs !== undefined) positive(timeoutMs, "timeoutMs");
   const client = createClient<Paths>({
     baseUrl,

@@ -74,15 +74,29 @@ export function isTimeoutError(error: unknown): boolean {
 }
 
 /**
+ * The codes of a connection refused, reset or closed, a host not found or unreachable, and of
+ * undici's own connect, headers and body timeouts: Node's fetch puts them on its error's `cause`,
+ * Bun's on the error itself (`ConnectionRefused`, `ConnectionClosed`, `FailedToOpenSocket` are
+ * Bun's). A failure without one of these (an unknown scheme, a bad port, TLS) is not the network's.
+ */
+const NETWORK_CODES = /^(ECONN(RESET|REFUSED|ABORTED)|EPIPE|ETIMEDOUT|E(HOST|NET)UNREACH|ENOTFOUND|EAI_AGAIN|UND_ERR_(SOCKET|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT)|ConnectionRefused|ConnectionClosed|FailedToOpenSocket)$/;
+
+/** The TypeError messages of browsers' fetch when no answer came: Chromium, Firefox, Safari. */
+const BROWSER_NETWORK_MESSAGES = /^(Failed to fetch|NetworkError when attempting to fetch resource|Load failed)/;
+
+/**
  * Whether `error` means the call got no answer because of the network (refused, reset, closed,
  * no such host): the failures a retry can help with and a fail-open check answers locally. Node
- * (undici: `fetch failed`) and browsers (`Failed to fetch`, `Load failed`, `NetworkError ...`)
- * throw a TypeError; Bun throws a plain Error with a `code` such as `ECONNRESET` or
- * `ConnectionRefused`. An abort or a timeout (a DOMException, whose `code` is a number) is not one.
+ * (undici: `fetch failed`, or `terminated` for a body cut off) says so by the `code` of its
+ * TypeError's cause, Bun by the `code` of the plain Error it throws, browsers by the message of
+ * their TypeError. Every other error is not one, a TypeError included: a fetch that refuses to send
+ * a request (an unknown scheme, an invalid header, a bug in a fetch of the caller's) fails the same
+ * way on every attempt. Nor is an abort or a timeout (a DOMException, whose `code` is a number).
  */
 export function isNetworkError(error: unknown): boolean {
-  // The codes of the plain Error Bun's fetch throws when a connection is refused, reset or closed.
-  return error instanceof TypeError || (error instanceof Error && /^(ECONNRESET|ECONNREFUSED|ConnectionRefused|ConnectionClosed|FailedToOpenSocket)$/.test((error as { code?: unknown }).code as string));
+  if (!(error instanceof Error)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
+  return NETWORK_CODES.test(String(code)) || (error instanceof TypeError && BROWSER_NETWORK_MESSAGES.test(error.message));
 }
 
 /** Aborts each attempt that takes longer than `timeoutMs`, headers and body, with a {@link TimeoutError}. */

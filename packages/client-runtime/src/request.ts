@@ -84,8 +84,9 @@ export class ClientRequest {
       headers[name] = value;
     });
     const init: RequestInit = { ...this.#init, ...more, method: this.method, headers, body: this.#body, redirect: this.redirect };
-    // Only a signal the caller gave or a copy was made with: most calls have none.
-    if (this.#signal && !more?.signal) init.signal = this.#signal;
+    // Only a signal the caller gave or a copy was made with (the field, not the getter, which makes
+    // one): most calls have none.
+    init.signal ??= this.#signal;
     // A stream is sent as it arrives; fetch requires saying so.
     if (this.#body instanceof ReadableStream) (init as { duplex?: string }).duplex = "half";
     return init;

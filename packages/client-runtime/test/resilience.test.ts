@@ -195,7 +195,12 @@ describe("createApiClient", () => {
     expect(() => createThingsClient({ apiKey: "k", retry: retry() })).not.toThrow();
   });
 
-  it("rejects a baseUrl that is not an absolute URL at construction", () => {
-    expect(() => createThingsClient({ apiKey: "k", baseUrl: "/api" })).toThrow(/baseUrl must be an absolute URL, got "\/api"/);
+  it("refuses at construction a baseUrl that is not an http:// or https:// URL, naming the option", () => {
+    // "localhost:5511" parses as a URL of scheme "localhost:"; fetch then fails every call (Node) or
+    // reaches the server anyway (Bun).
+    for (const baseUrl of ["/api", "localhost:5511", "ftp://x", "127.0.0.1:5511", "file:///tmp", "http://", "https:x"]) {
+      expect(() => createThingsClient({ apiKey: "k", baseUrl }), baseUrl).toThrow(new TypeError(`createThingsClient: baseUrl must be an http:// or https:// URL, got "${baseUrl}"`));
+    }
+    for (const baseUrl of ["http://127.0.0.1:5511", "HTTPS://api.example.com/base/", "http://straße.de"]) expect(() => createThingsClient({ apiKey: "k", baseUrl }), baseUrl).not.toThrow();
   });
 });

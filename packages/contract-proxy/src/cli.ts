@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
 import { counted, FaultsError, KnownDifferencesError, formatCoverage, listApis, loadFaults, loadKnownDifferences, parseHttpUrl, summarizeProblems } from "@api-contracts/contract-core";
-import { describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
+import { describeFault, onStopRequest, type FaultsOptions } from "@api-contracts/contract-core/server";
 import type { ContractProxy } from "./options.js";
 import { startContractProxy } from "./proxy.js";
 import type { Violation } from "./report.js";
@@ -116,9 +116,7 @@ async function main(argv: string[]): Promise<void> {
     ...(values.webhooks ? { webhooks: { to: values.webhooks, port: webhooksPort, ...(values["webhook-secret"] ? { secret: values["webhook-secret"] } : {}) } } : {}),
     onViolation: (v) => void process.stderr.write(describe(v)),
   });
-  process.stdout.write(`${proxy.url}\n`);
-  if (proxy.webhooks) process.stdout.write(`${proxy.webhooks}\n`);
-  const stop = (): void => {
+  onStopRequest(() => {
     let code = 0;
     const closing = proxy.close().catch((error: unknown) => {
       process.stderr.write(`contract-proxy: ${(error as Error).message}\n`);
@@ -137,9 +135,9 @@ async function main(argv: string[]): Promise<void> {
       }
       process.exit(code);
     });
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  });
+  process.stdout.write(`${proxy.url}\n`);
+  if (proxy.webhooks) process.stdout.write(`${proxy.webhooks}\n`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

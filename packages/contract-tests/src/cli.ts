@@ -10,6 +10,7 @@ import { junitXml } from "./junit.js";
 import { init, readFlags, type CommandIo } from "./init.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS } from "./webhooks/stage.js";
 import { redactor } from "@api-contracts/contract-core";
+import { onStopRequest, type StopCause } from "@api-contracts/contract-core/server";
 import { maskUrl } from "./secrets.js";
 import type { Level } from "./checks/types.js";
 
@@ -64,7 +65,8 @@ CONTRACT_KNOWN_DIFFERENCES, CONTRACT_WEBHOOK_SECRET, CONTRACT_WEBHOOK_RECEIVER,
 CONTRACT_WEBHOOK_URL and CONTRACT_WEBHOOK_DEADLINE; a flag wins over its variable. The API key,
 the webhook secret and any password in the base URL are never printed or written.
 Exit status: 0 no check failed (warnings allowed unless --fail-on warning), 1 a check failed,
-2 bad arguments or unreachable server.`;
+2 bad arguments or unreachable server, 130 or 143 stopped by SIGINT or SIGTERM (or by the end of
+the npm or npx that started it) before the end, with what ran reported.`;
 
 export interface CliIo extends CommandIo {
   /** Redraws one progress line; absent when the output is not a terminal. */
@@ -106,6 +108,9 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   }
 
   const apiKey = pick("api-key", "CONTRACT_API_KEY");
+  // Ctrl+C, SIGTERM or the end of npm ends the run early: the report of what ran is still written.
+  const stopping = new AbortController();
+  const cancelStop = onStopRequest((cause) => stopping.abort(cause));
   try {
     const settings = readSettings({ value: pick, named: (flag) => `--${flag}` });
     const seed = settings.seed ?? (settings.generate === undefined ? undefined : randomSeed());
@@ -113,6 +118,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     let progressShown = false;
     const report = await runContractTests({
       ...settings,
+      signal: stopping.signal,
       service: service as Service,
       baseUrl: baseUrl!,
       level: level as Level,
@@ -136,6 +142,11 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     for (const entry of report.stale ?? []) io.out(formatStale(entry));
     for (const line of formatClosing(report)) io.out(line);
     io.out(formatSummary(report));
+    if (stopping.signal.aborted) {
+      const cause = stopping.signal.reason as StopCause;
+      io.err(`contract-test: stopped (${cause === "launcher" ? "its launcher ended" : cause}) before the end; the checks it did not finish are reported skipped`);
+      return cause === "SIGINT" ? 130 : 143;
+    }
     return runFailed(report) ? 1 : 0;
   } catch (error) {
     const redact = redactor([apiKey, pick("webhook-secret", "CONTRACT_WEBHOOK_SECRET")]);
@@ -148,5 +159,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       return 2;
     }
     throw error;
+  } finally {
+    cancelStop();
   }
 }

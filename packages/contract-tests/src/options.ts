@@ -52,6 +52,8 @@ export interface ContractTestOptions {
   webhookSecret?: string;
   /** Longest wait for a job's last webhook call, from its start (default 60000 ms). */
   webhookDeadlineMs?: number;
+  /** Stops the run when it aborts: what ran is reported, the checks not finished are skipped. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_MAX_TIME_MS = 300_000;

@@ -23,7 +23,8 @@ export function shownFailure(failure: Failure, redact: (text: string) => string)
  */
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
   const resolved = resolveOptions(options);
-  const deadline = AbortSignal.timeout(resolved.limits.maxTimeMs);
+  const timeout = AbortSignal.timeout(resolved.limits.maxTimeMs);
+  const deadline = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const stage = resolved.webhooks && new WebhookStage({ ...resolved.webhooks, maxBodyBytes: resolved.limits.maxAnswerBytes, runDeadline: deadline });
   try {
     return await runResolved(options, resolved, deadline, stage);
@@ -89,6 +90,10 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
       skip(check, `not run: the target stopped answering after ${goneAfter}`);
       continue;
     }
+    if (options.signal?.aborted) {
+      skip(check, "not run: the run was stopped");
+      continue;
+    }
     // Generation ends cleanly at the deadline: what ran is reported, the rest is marked skipped.
     if (deadline.aborted && check.generated) {
       skip(check, "not reached: the run's deadline passed (--max-time)");
@@ -97,6 +102,11 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
     if (deadline.aborted) throw new UnreachableError(`the run did not finish within ${limits.maxTimeMs} ms (--max-time); ${index} of ${checks.length} checks ran`);
     if (check.generated) reached++;
     const outcome = await (waiting.get(check) ?? runOne(check));
+    // A check the stop cut short says nothing about the target; one that passed before it did.
+    if (options.signal?.aborted && (outcome instanceof UnreachableError || !outcome.ok)) {
+      skip(check, "not finished: the run was stopped");
+      continue;
+    }
     // A target that stops answering would cost a timeout per remaining check: the run ends here.
     if (outcome instanceof UnreachableError) {
       await Promise.allSettled(waiting.values());
@@ -130,7 +140,7 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
     const generated = checks.filter((check) => check.generated).length;
     const stopped = deadline.aborted;
     const summary = stopped
-      ? `generation stopped at --max-time (${limits.maxTimeMs} ms): ${reached} of ${counted(generated, "generated check")} reached, ${counted(examples, "example")} sent; seed ${seed}`
+      ? `generation stopped ${options.signal?.aborted ? "with the run" : `at --max-time (${limits.maxTimeMs} ms)`}: ${reached} of ${counted(generated, "generated check")} reached, ${counted(examples, "example")} sent; seed ${seed}`
       : `generation: ${counted(generated, "check")}, ${counted(examples, "example")}, seed ${seed}`;
     report.generation = { examples: generate, seed, stopped, summary };
   }

@@ -12,7 +12,7 @@ import { judgeJob } from "../src/webhooks/judge.js";
 import { startDeliveryReceiver } from "../src/webhooks/receiver.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS, LATE_CALLS_MS } from "../src/webhooks/stage.js";
 import { webhookStageSettings } from "../src/options.js";
-import { listChecks } from "../src/index.js";
+import { listChecks, runContractTests } from "../src/index.js";
 import { runCli, startFakeTarget, type FakeTarget } from "./helpers.js";
 
 const KEY = "fc-0123456789abcdef0123456789abcdef";
@@ -210,6 +210,27 @@ describe("the webhook stage against targets that break the contract", () => {
     for (const check of STAGE.slice(1)) expect(run.out.find((line) => line.startsWith(`SKIP startCrawl ${check}:`)), check).toMatch(/no call arrived from any job \(startCrawl webhook-deliveries says why\)$/);
     // The likely cause, said once the receiver has heard from no job at all.
     expect(run.out.find((line) => line.startsWith("FAIL startCrawl webhook-deliveries"))).toMatch(/got no call from any job: a target that does not call private addresses .* needs an address it can reach \(--webhook-receiver host:port/);
+  });
+
+  it("a run stopped while the receiver waits ends at once: the receiver closes, every check not finished is skipped, and the report of what ran is returned", async () => {
+    target.fault = "silent";
+    const probe = await startDeliveryReceiver("127.0.0.1", 0);
+    const port = Number(new URL(probe.origin).port);
+    await probe.close();
+    const stopping = new AbortController();
+    const began = performance.now();
+    const running = runContractTests({ service: "webdata", baseUrl: target.url, apiKey: KEY, level: "webhooks", webhookReceiver: `127.0.0.1:${port}`, webhookDeadlineMs: 60_000, signal: stopping.signal });
+    // Both jobs started: the receiver waits for their calls.
+    while (target.requests < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    const requestsBefore = target.requests;
+    stopping.abort("SIGTERM");
+    const report = await running;
+    expect(performance.now() - began).toBeLessThan(10_000);
+    expect([report.passed, report.failed, report.skipped]).toEqual([0, 0, STAGE.length]);
+    const reasons = report.operations.startCrawl!.checks.map((check) => check.reason);
+    expect(reasons).toEqual(["not finished: the run was stopped", ...STAGE.slice(1).map(() => "not run: the run was stopped")]);
+    expect(target.requests).toBe(requestsBefore);
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(TypeError);
   });
 
   it("a target that calls other paths of the receiver fails webhook-deliveries alone, and the hint counts those calls instead of blaming the address", async () => {

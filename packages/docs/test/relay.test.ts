@@ -322,11 +322,12 @@ describe("docs server relay", () => {
     }
   });
 
-  it("node server.mjs --allow-relay-host <host> allows that host", async () => {
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, "..", "server.mjs"), "--allow-relay-host", "0.0.0.0"], { env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
+  it("node server.mjs --allow-relay-host <host> allows that host; DOCS_PORT sets its port, as at the root", async () => {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, "..", "server.mjs"), "--allow-relay-host", "0.0.0.0"], { env: { ...process.env, DOCS_PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
     try {
       const [line] = (await once(child.stdout, "data")) as [Buffer];
       const served = { url: /docs: (\S+)/.exec(line.toString())![1]! };
+      expect(new URL(served.url).port).not.toBe("4000");
       expect((await call(served.url, "/_relay/v2/crawl", { headers: fromPage(served, `http://0.0.0.0:${upstream.port}`) })).status).toBe(201);
       expectRelayError(await call(served.url, "/_relay/v2/crawl", { headers: fromPage(served, "http://198.51.100.7") }), 403, "forbidden-host");
     } finally {

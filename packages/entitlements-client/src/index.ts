@@ -13,8 +13,9 @@ export interface EntitlementsClientOptions extends CommonClientOptions {
   apiVersion?: string | undefined;
   /**
    * Off by default: pass `failOpen()` from `@api-contracts/entitlements-client/middleware`. A check
-   * that meets a 5xx answer, a network error or a timeout (after any retries) is then answered
+   * that meets a 5xx or 429 answer, a network error or a timeout (after any retries) is then answered
    * locally with status 202 and `allowed: true`, marked by an `x-fail-open` header naming the cause.
+   * Any other error, such as a request fetch refuses to send, reaches the caller.
    */
   failOpen?: Middleware | undefined;
 }

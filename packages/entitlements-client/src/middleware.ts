@@ -47,7 +47,11 @@ function openCause(error: unknown): string | undefined {
   return isTimeoutError(error) ? "timeout" : isNetworkError(error) ? "network error" : undefined;
 }
 
-/** Answers a check with `allowed: true` (status 202, header `x-fail-open`) when the service is down. */
+/**
+ * Answers a check with `allowed: true` (status 202, header `x-fail-open`) when the service is down:
+ * a 5xx or 429 answer, a network error ({@link isNetworkError}) or a timeout. Any other error, such
+ * as a request fetch refuses to send, reaches the caller.
+ */
 export function failOpen(): Middleware {
   const checks = new Map<string, Record<string, unknown>>();
   const take = (id: string) => {
@@ -62,7 +66,8 @@ export function failOpen(): Middleware {
     async onResponse({ response, id }) {
       const body = take(id);
       if (!body) return undefined;
-      if (response.status >= 500) {
+      // The service could not decide: it failed, or it turned the call away for the rate (429).
+      if (response.status >= 500 || response.status === 429) {
         await response.body?.cancel();
         return openAnswer(body, `status ${response.status}`);
       }

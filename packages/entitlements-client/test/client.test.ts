@@ -21,8 +21,10 @@ describe("createEntitlementsClient", () => {
     expect(() => createEntitlementsClient()).toThrow(/apiKey is required/);
   });
 
-  it("rejects a baseUrl that is not an absolute URL at construction", () => {
-    expect(() => createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "/api" })).toThrow(/baseUrl must be an absolute URL, got "\/api"/);
+  it("refuses at construction a baseUrl that is not an http:// or https:// URL", () => {
+    for (const baseUrl of ["/api", "localhost:5511", "ftp://x"]) {
+      expect(() => createEntitlementsClient({ apiKey: "am_sk_test", baseUrl }), baseUrl).toThrow(`createEntitlementsClient: baseUrl must be an http:// or https:// URL, got "${baseUrl}"`);
+    }
   });
 
   it("talks to the live service unless baseUrl says otherwise", async () => {

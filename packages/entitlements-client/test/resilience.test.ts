@@ -95,6 +95,28 @@ describe("failOpen", () => {
     await expect(client.POST("/v1/balances.check", check)).rejects.toBe(abort);
   });
 
+  it("answers a check locally when the service is rate limited (429), after retries", async () => {
+    const s = await flaky(429, 429);
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: failOpen(), retry: retry({ ...fast, retries: 1 }) });
+    const { data, response } = await client.POST("/v1/balances.check", check);
+    expect([response.status, response.headers.get("x-fail-open"), data?.allowed]).toEqual([202, "status 429", true]);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it("never answers for a request fetch refuses to send: the error reaches the caller", async () => {
+    // A per-call baseUrl is not checked at construction; Node's fetch refuses its scheme.
+    const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: failOpen(), retry: retry(fast) });
+    await expect(client.POST("/v1/balances.check", { ...check, baseUrl: "ftp://x" })).rejects.toThrow(TypeError);
+    const refusals = [
+      Object.assign(new TypeError("protocol must be http:, https: or s3:"), { code: "ERR_INVALID_ARG_VALUE" }), // Bun's, for ftp:
+      new TypeError("Cannot read properties of undefined (reading 'headers')"), // a bug in a fetch of the caller's
+    ];
+    for (const refusal of refusals) {
+      const refusing = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: "http://127.0.0.1:9", failOpen: failOpen(), fetch: () => Promise.reject(refusal) });
+      await expect(refusing.POST("/v1/balances.check", check)).rejects.toBe(refusal);
+    }
+  });
+
   it("fails open only after retries are spent", async () => {
     const s = await flaky(503, 503);
     const client = createEntitlementsClient({ apiKey: "am_sk_test", baseUrl: s.url, failOpen: failOpen(), retry: retry({ ...fast, retries: 1 }) });

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { counted, listApis, loadFaults, type ApiDefinition } from "@api-contracts/contract-core";
-import { describeDeliveryReport, describeFault, type FaultsOptions } from "@api-contracts/contract-core/server";
+import { describeDeliveryReport, describeFault, onStopRequest, type FaultsOptions } from "@api-contracts/contract-core/server";
 import { DEFAULT_REQUEST_TIMEOUT } from "@api-contracts/mock-server";
 import { startApiServer, startTogether } from "./stack.js";
 
@@ -127,11 +127,9 @@ export async function main(argv: string[], out: (line: string) => void = console
           }),
       })),
     );
+    onStopRequest(() => void stack.close().then(() => process.exit(0)));
     const width = Math.max(...stack.servers.map((server) => server.name.length));
     for (const server of stack.servers) out(`${server.name.padEnd(width)} ${server.url}`);
-    const stop = () => void stack.close().then(() => process.exit(0));
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
     return 0;
   } catch (error) {
     console.error(`api-mock: ${(error as Error).message}`);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadBundle } from "@api-contracts/contract-core";
 import { startMockServer, type RunningServer } from "../src/index.js";
 import { documentedErrorValidator, documentedExamples, post, send } from "./support.js";
 
@@ -258,6 +259,23 @@ describe("Prefer header", () => {
     const denied = await post(ent.url, "/v1/balances.check", check, { ...autumnKey, prefer: "code=404" });
     expect(denied.status).toBe(404);
     expect(isEntError(denied.json)).toBe(true);
+  });
+
+  it("entitlements: every documented error names env sandbox, as the mock's own refusals do (its keys are test keys)", async () => {
+    const refused = await post(ent.url, "/v1/balances.check", check);
+    const unavailable = await post(ent.url, "/v1/balances.check", check, { ...autumnKey, prefer: "code=503" });
+    expect([refused.json, unavailable.json]).toMatchObject([{ env: "sandbox" }, { code: "service_unavailable", env: "sandbox" }]);
+    const paths = loadBundle("entitlements").paths as Record<string, Record<string, unknown>>;
+    const envs = new Map<string, unknown>();
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const method of Object.keys(operations).filter((key) => /^(get|post|put|patch|delete)$/.test(key))) {
+        for (const [name, example] of documentedExamples("entitlements", path, method)) {
+          if (example.status >= 400) envs.set(`${method} ${path} ${name}`, (example.value as { env?: unknown }).env);
+        }
+      }
+    }
+    expect(envs.size).toBeGreaterThan(20);
+    expect([...envs].filter(([, env]) => env !== "sandbox")).toEqual([]);
   });
 
   it("Prefer naming an undocumented status or example is a documented 400 that lists what exists", async () => {

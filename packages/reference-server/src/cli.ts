@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { contractOf } from "@api-contracts/contract-core";
-import { describeDeliveryReport, type DeliveryReport } from "@api-contracts/contract-core/server";
+import { describeDeliveryReport, onStopRequest, type DeliveryReport } from "@api-contracts/contract-core/server";
 import { defaultFixtures, loadFixtures, writeFixtures, FixturesError, type Fixtures } from "./fixtures.js";
 import { SERVICES, startReferenceServer, type ReferenceLimits, type ReferenceServer, type ReferenceServerOptions, type Service } from "./server.js";
 import { webhookTarget } from "./webhooks.js";
@@ -155,6 +155,7 @@ async function main(argv: string[]): Promise<void> {
   const limits = limitsOf(values);
 
   const servers: ReferenceServer[] = [];
+  onStopRequest(() => void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0)));
   for (const service of services) {
     const onWebhookReport = (report: DeliveryReport): void => void process.stderr.write(`${service} webhook ${describeDeliveryReport(report)}\n`);
     const options = { service, host: values.host as string, port: ports[service], fixtures, limits, publicUrl: values["public-url"] as string | undefined, ...webhookOptions(service, values), onWebhookReport };
@@ -168,11 +169,6 @@ async function main(argv: string[]): Promise<void> {
     const source = fixturesFile === undefined ? "the built-in fixtures" : fixturesFile;
     process.stdout.write(`${service} reference server listening on ${server.url}\n  accepts Authorization: Bearer ${key} (api_keys.${service} of ${source}; --fixtures <file> sets another)\n`);
   }
-  const stop = (): void => {
-    void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

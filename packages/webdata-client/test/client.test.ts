@@ -12,6 +12,12 @@ describe("createWebdataClient", () => {
     expect(() => createWebdataClient({ apiKey: undefined })).toThrow(/createWebdataClient: apiKey is required/);
   });
 
+  it("refuses at construction a baseUrl that is not an http:// or https:// URL", () => {
+    for (const baseUrl of ["localhost:3002", "ftp://x"]) {
+      expect(() => createWebdataClient({ apiKey: "fc-test", baseUrl }), baseUrl).toThrow(`createWebdataClient: baseUrl must be an http:// or https:// URL, got "${baseUrl}"`);
+    }
+  });
+
   it("talks to the live service unless baseUrl says otherwise, with the key as a bearer token", async () => {
     const seen: Request[] = [];
     const client = createWebdataClient({

@@ -107,6 +107,8 @@ export interface Consumer {
 }
 
 export interface StartedCommand {
+  /** The process started: with npx, npm's, which `kill $!` in a script stops. */
+  pid: number;
   matches: RegExpExecArray[];
   /** What it printed so far, stdout and stderr apart. */
   output(): { stdout: string; stderr: string };
@@ -173,7 +175,12 @@ export function startCommand(dir: string, command: string, args: string[], patte
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+    // The whole group, even once the command itself has ended: what it started may still run.
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      // The group has ended.
+    }
     await exited;
     return { stdout, stderr };
   };
@@ -193,7 +200,7 @@ export function startCommand(dir: string, command: string, args: string[], patte
       }
       if (matches.length === ready) {
         child.off("close", failed);
-        resolve({ matches, output: () => ({ stdout, stderr }), stop });
+        resolve({ pid: child.pid!, matches, output: () => ({ stdout, stderr }), stop });
       }
     });
   });
