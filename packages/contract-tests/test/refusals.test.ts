@@ -21,7 +21,7 @@ describe("refusalMiss: which answers miss the decision's refusal", () => {
 
   it("where the API's error body carries a code, another code is a miss", () => {
     const expected = { status: 400, body: { message: "x", code: "invalid_api_version", env: "sandbox" } };
-    expect(refusalMiss(entitlements, expected, { status: 400, body: { message: "x", code: "invalid_inputs", env: "sandbox" } })).toBe("expected 400 invalid_api_version, got 400 invalid_inputs");
+    expect(refusalMiss(entitlements, expected, { status: 400, body: { message: "x", code: "invalid_inputs", env: "sandbox" } })).toBe('expected code invalid_api_version, got "invalid_inputs"');
     expect(refusalMiss(entitlements, expected, { status: 400, body: { message: "y", code: "invalid_api_version", env: "live" } })).toBeUndefined();
   });
 });

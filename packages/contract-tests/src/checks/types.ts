@@ -147,13 +147,10 @@ const HANDLED_ALIKE: readonly (readonly number[])[] = [
  * one: another status it acts on alike is no harm, any other status or another code is.
  */
 export function refusalMiss(contract: ApiContract, expected: ErrorReply, answer: { status: number; body: unknown }): string | undefined {
-  const code = contract.codeOf(expected.body);
-  const want = `expected ${expected.status}${code === undefined ? "" : ` ${code}`}`;
   const alike = answer.status === expected.status || HANDLED_ALIKE.some((group) => group.includes(answer.status) && group.includes(expected.status));
-  if (!alike) return `${want}, got ${answer.status}`;
-  const given = contract.codeOf(answer.body);
-  if (code !== undefined && given !== code) return `${want}, got ${answer.status} ${given ?? "without a code"}`;
-  return undefined;
+  if (!alike) return `expected ${expected.status}, got ${answer.status}`;
+  const [code, given] = [contract.codeOf(expected.body), contract.codeOf(answer.body)];
+  return code !== undefined && given !== code ? `expected code ${code}, got ${JSON.stringify(given ?? null)}` : undefined;
 }
 
 /**

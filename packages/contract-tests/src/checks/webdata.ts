@@ -156,7 +156,8 @@ export const webdata: KitApi = {
     if (!operations.has("getMonitor")) return undefined;
     const monitorId = webdataIds(ctx).monitor_id;
     const result = await ctx.caller.call("getMonitor", { path: { monitorId } });
-    if (result.exchange.status !== 404) return undefined;
+    // Only the API's own answer that there is no such monitor: a route the target lacks is the checks' to report.
+    if (result.exchange.status !== 404 || !result.verdict.ok) return undefined;
     const from = ctx.fixtures?.webdata ? "in the fixtures" : "the kit's placeholder: no --fixtures given";
     return `the target holds no monitor ${JSON.stringify(monitorId)} (monitor_id, ${from}): pass --fixtures with ids it holds (contract-test init --service webdata writes a file to fill in)`;
   },

@@ -88,11 +88,9 @@ function judgeInvalid(ctx: CheckContext, result: CallResult): string | undefined
   const problems = decision.problems.map(describeProblem);
   // The decision's words, not the mutation's: reducing the request may change what it breaks.
   const broke = `the request breaks ${problems.length === 1 ? "one rule" : `${problems.length} rules`}: ${problems[0] ?? "(none)"}`;
-  const code = ctx.contract.core.codeOf(expected.body);
-  const want = `expected ${expected.status}${code === undefined ? "" : ` ${code}`}`;
   // An accepted request's answer (a new id, say) differs every time: it is not part of what failed.
-  if (status < 400) return `${want}, got ${status} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
-  if (status >= 500) return `${want}, got ${status}: ${snippet(bodyText)} ${SEPARATOR} ${broke}`;
+  if (status < 400) return `expected ${expected.status}, got ${status} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
+  if (status >= 500) return `expected ${expected.status}, got ${status}: ${snippet(bodyText)} ${SEPARATOR} ${broke}`;
   if (!result.verdict.ok && status === expected.status) return `${result.verdict.reason} ${SEPARATOR} ${broke}`;
   const miss = refusalMiss(ctx.contract.core, expected, { status, body: result.body });
   if (miss) return `${miss} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
