@@ -4,7 +4,7 @@
 //   npm run bench            (after npm run build)
 import fc from "fast-check";
 import jsf from "json-schema-faker";
-import { OpenApiValidators, loadBundle, resolvePointer } from "@api-contracts/contract-core";
+import { ApiContract, OpenApiValidators, getApi, loadBundle, resolvePointer } from "@api-contracts/contract-core";
 import { seededRandom } from "@api-contracts/contract-core/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { readFileSync } from "node:fs";
@@ -70,7 +70,7 @@ console.log(`|---|---|---|---|---|---|---|`);
 for (const service of ["entitlements", "webdata"]) {
   const document = loadBundle(service);
   const validators = new OpenApiValidators(document);
-  const ctx = { document, validators, now: Date.now, hints: () => undefined };
+  const ctx = { contract: new ApiContract(getApi(service), validators), document, validators, now: Date.now, hints: () => undefined };
   for (const operation of validators.walkedOperations()) {
     const media = operation.requestBody?.media.find((m) => m.mediaType === "application/json");
     if (!media || /Legacy$/.test(operation.operationId)) continue;

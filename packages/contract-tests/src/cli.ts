@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
 import { runContractTests } from "./run.js";
 import { DEFAULT_MAX_TIME_MS, LEVELS, randomSeed, readSettings } from "./options.js";
-import { SERVICES, type Service } from "./checks/registry.js";
+import { services } from "./checks/registry.js";
 import { formatClosing, formatResult, formatStale, formatSummary } from "./output.js";
 import { runFailed } from "./report.js";
 import { junitXml } from "./junit.js";
@@ -14,14 +14,16 @@ import { onStopRequest, type StopCause } from "@api-contracts/contract-core/serv
 import { maskUrl } from "./secrets.js";
 import type { Level } from "./checks/types.js";
 
-export const USAGE = `Usage: contract-test --service <${SERVICES.join("|")}> --base-url <URL> [--api-key <KEY>]
+/** The usage text, naming the APIs of the registry (those of CONTRACT_API_DIRS included). */
+export const usage = (): string => `Usage: contract-test --service <${services().join("|")}> --base-url <URL> [--api-key <KEY>]
                      [--fixtures <FILE.json>] [--level <schema|behavior|http|webhooks>] [--report <FILE.json>]
+                     [--include <OPERATION|TAG>]... [--exclude <OPERATION|TAG>]... [--header <NAME: VALUE>]...
                      [--timeout <MS>] [--max-time <MS>] [--max-answer-bytes <BYTES>]
                      [--generate <N>] [--seed <S>] [--junit <FILE.xml>]
                      [--known-differences <FILE.json>] [--fail-on <failure|warning>]
                      [--webhook-secret <SECRET>] [--webhook-receiver <HOST:PORT>]
                      [--webhook-url <URL>] [--webhook-deadline <MS>]
-       contract-test init --service <${SERVICES.join("|")}> [--out <FILE.json>] [--force]
+       contract-test init --service <${services().join("|")}> [--out <FILE.json>] [--force]
 
   --level             schema (default): every operation through the generated clients;
                       behavior: also the stateful rules (needs --fixtures), the HTTP probes and
@@ -37,6 +39,10 @@ export const USAGE = `Usage: contract-test --service <${SERVICES.join("|")}> --b
   --webhook-url       base URL the target calls to reach the receiver, when it is another name
                       (a tunnel, host.docker.internal)
   --webhook-deadline  longest wait for a job's last webhook call (default ${DEFAULT_WEBHOOK_DEADLINE_MS} ms)
+  --include           only the operations with this operationId or tag (repeatable, or comma-separated)
+  --exclude           not the operations with this operationId or tag (repeatable, or comma-separated)
+  --header            also send this header with every request, e.g. a gateway's tenant or trace
+                      header (repeatable); not Authorization (--api-key), Host, Content-Type or framing
   --generate          also send N generated requests per check: valid ones, ones that break one
                       constraint, and sequences that follow the description's links
   --seed              seed of the generated requests (default random; printed, so a run can be repeated)
@@ -54,19 +60,22 @@ export const USAGE = `Usage: contract-test --service <${SERVICES.join("|")}> --b
   --max-time          longest whole run (default ${DEFAULT_MAX_TIME_MS} ms); past it, unreachable
   --max-answer-bytes  most bytes read of one answer (default ${DEFAULT_LIMITS.maxAnswerBytes}); a longer one fails its check
 
-Each check ends PASS, FAIL, WARN (reported; fails the run only with --fail-on warning), KNOWN
-or SKIP; after them come the coverage (documented statuses seen, request members sent), a hint
-when most answers are not the API's, and the totals.
+Before the checks the kit asks the target a few questions: does it answer as the API, does it take
+the key, does it hold the fixtures' ids; a no ends the run with one message (exit 2). Each check
+ends PASS, FAIL, WARN (reported; fails the run only with --fail-on warning), KNOWN or SKIP; after
+them come the coverage (documented statuses seen, request members sent) and the totals.
 
 Options may also come from CONTRACT_SERVICE, CONTRACT_BASE_URL, CONTRACT_API_KEY,
 CONTRACT_FIXTURES, CONTRACT_LEVEL, CONTRACT_TIMEOUT, CONTRACT_MAX_TIME,
 CONTRACT_MAX_ANSWER_BYTES, CONTRACT_GENERATE, CONTRACT_SEED, CONTRACT_FAIL_ON,
 CONTRACT_KNOWN_DIFFERENCES, CONTRACT_WEBHOOK_SECRET, CONTRACT_WEBHOOK_RECEIVER,
-CONTRACT_WEBHOOK_URL and CONTRACT_WEBHOOK_DEADLINE; a flag wins over its variable. The API key,
-the webhook secret and any password in the base URL are never printed or written.
+CONTRACT_WEBHOOK_URL, CONTRACT_WEBHOOK_DEADLINE, CONTRACT_INCLUDE and CONTRACT_EXCLUDE
+(comma-separated) and CONTRACT_HEADERS (one header a line); a flag wins over its variable. The API
+key, the webhook secret and any password in the base URL are never printed or written.
 Exit status: 0 no check failed (warnings allowed unless --fail-on warning), 1 a check failed,
-2 bad arguments or unreachable server, 130 or 143 stopped by SIGINT or SIGTERM (or by the end of
-the npm or npx that started it) before the end, with what ran reported.`;
+2 bad arguments, an unreachable server, or a target the kit stopped before the checks, 130 or 143
+stopped by SIGINT or SIGTERM (or by the end of the npm or npx that started it) before the end, with
+what ran reported.`;
 
 export interface CliIo extends CommandIo {
   /** Redraws one progress line; absent when the output is not a terminal. */
@@ -81,25 +90,29 @@ const defaultIo: CliIo = {
   ...(process.stderr.isTTY ? { progress: (line: string) => process.stderr.write(`\r\u001b[K${line}`) } : {}),
 };
 
-/** The flags of a run, each taking a value. */
+/** The flags of a run, each taking a value; the last three may be given more than once. */
 const FLAGS = [
   "service", "base-url", "api-key", "fixtures", "level", "report", "timeout", "max-time", "max-answer-bytes", "generate", "seed", "junit",
-  "known-differences", "fail-on", "webhook-secret", "webhook-receiver", "webhook-url", "webhook-deadline",
+  "known-differences", "fail-on", "webhook-secret", "webhook-receiver", "webhook-url", "webhook-deadline", "include", "exclude", "header",
 ];
+const REPEATABLE = new Set(["include", "exclude", "header"]);
 
 /** Runs the command line and resolves to its exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   if (argv[0] === "init") return init(argv.slice(1), io);
-  const flags = Object.fromEntries(FLAGS.map((flag) => [flag, { type: "string" as const }]));
+  const flags = Object.fromEntries(FLAGS.map((flag) => [flag, { type: "string" as const, multiple: REPEATABLE.has(flag) }]));
+  const USAGE = usage();
   const values = readFlags(argv, flags, "contract-test", USAGE, io);
   if (typeof values === "number") return values;
-  const pick = (flag: string, variable: string): string | undefined => (values[flag] as string | undefined) ?? (io.env[variable] || undefined);
+  // A repeated flag's values one a line, as its variable holds them.
+  const given = (flag: string) => (Array.isArray(values[flag]) ? (values[flag] as string[]).join("\n") : (values[flag] as string | undefined));
+  const pick = (flag: string, variable: string): string | undefined => given(flag) ?? (io.env[variable] || undefined);
   const service = pick("service", "CONTRACT_SERVICE");
   const baseUrl = pick("base-url", "CONTRACT_BASE_URL");
   const level = pick("level", "CONTRACT_LEVEL") ?? "schema";
   const problems: string[] = [];
   if (!service) problems.push("--service is required");
-  else if (!SERVICES.includes(service as Service)) problems.push(`--service must be one of ${SERVICES.join(", ")} (got "${service}")`);
+  else if (!services().includes(service)) problems.push(`--service must be one of ${services().join(", ")} (got "${service}")`);
   if (!baseUrl) problems.push("--base-url is required");
   if (!LEVELS.includes(level as Level)) problems.push(`--level must be one of ${LEVELS.join(", ")} (got "${level}")`);
   if (problems.length) {
@@ -119,7 +132,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const report = await runContractTests({
       ...settings,
       signal: stopping.signal,
-      service: service as Service,
+      service: service!,
       baseUrl: baseUrl!,
       level: level as Level,
       seed,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { readAnswerBody, type SentRequest } from "@api-contracts/contract-core";
+import { createApiClient } from "@api-contracts/client-runtime";
+import { readAnswerBody, type Decision, type ErrorReply, type IncomingRequest, type SentRequest } from "@api-contracts/contract-core";
 import type { Contract, Exchange, Verdict } from "./judge.js";
 import { CheckFailure } from "./checks/failure.js";
 
@@ -17,6 +18,8 @@ export interface CallOptions {
 }
 
 export interface CallResult {
+  /** The request as it went out (the run's key in it), for the API's decision on it. */
+  request: IncomingRequest;
   exchange: Exchange;
   /** The contract's verdict on the answer (status documented, content type, body schema). */
   verdict: Verdict;
@@ -77,8 +80,14 @@ type LooseClient = Record<string, (path: string, init: RequestInitLoose) => Prom
 /** Makes an API's generated client for a key and a base URL. */
 export type ClientFactory = (options: { apiKey: string; baseUrl: string }) => unknown;
 
+/** The client of an API without a typed one: client-runtime's factory (openapi-fetch) over its description's paths. */
+const describedClient: ClientFactory = ({ apiKey, baseUrl }) => createApiClient({ apiKey, baseUrl }, { clientName: "contract-test", keyHint: "pass --api-key", defaultBaseUrl: baseUrl });
+
 interface CallerOptions {
-  client: ClientFactory;
+  /** The API's typed client; without one, a client made from its description. */
+  client?: ClientFactory;
+  /** Headers sent with every request (a gateway's tenant or trace header); a check's own headers win. */
+  headers?: Record<string, string>;
   contract: Contract;
   baseUrl: string;
   apiKey: string;
@@ -88,17 +97,8 @@ interface CallerOptions {
   /** Hides secrets in every text the caller hands on (answers echoing the key). */
   redact?: (text: string) => string;
   fetch?: typeof globalThis.fetch;
-  /** Told of every exchange, as sent and as judged (before any redaction): the run's coverage and diagnosis read it. */
-  observe?: (observed: ObservedExchange) => void;
-}
-
-/** One exchange the kit made through a client: what it sent, what came back, and the verdict on it. */
-export interface ObservedExchange {
-  exchange: Exchange;
-  verdict: Verdict;
-  sent: SentRequest;
-  /** Whether the request carried the run's API key (not none, another scheme or a made-up key). */
-  keyed: boolean;
+  /** Told of every exchange, as sent (before any redaction): the run's coverage counts it. */
+  observe?: (observed: { exchange: Exchange; sent: SentRequest }) => void;
 }
 
 /** The JSON value of a text, or `otherwise` when it is not JSON. */
@@ -126,7 +126,17 @@ export class Caller {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.redact = options.redact ?? ((text) => text);
     this.basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, "");
-    this.client = options.client({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as LooseClient;
+    this.client = (options.client ?? describedClient)({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as LooseClient;
+  }
+
+  /** The API's decision on a request as it was sent (contract-core's): the run's key is the one key the target knows. */
+  decide(request: IncomingRequest): Decision {
+    return this.options.contract.core.decide(request, { acceptsKey: (key) => key === this.options.apiKey });
+  }
+
+  /** The answer the API's decision gives a request as it was sent, or undefined when the API serves it. */
+  refusalFor(request: IncomingRequest): ErrorReply | undefined {
+    return this.options.contract.core.refusalOf(this.decide(request));
   }
 
   /** Sends one request within the limits; a stalled or vanished target is an UnreachableError. */
@@ -159,6 +169,7 @@ export class Caller {
   async call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
     const ref = this.options.contract.operation(operationId);
     let recorded: Exchange | undefined;
+    let incoming: IncomingRequest | undefined;
     let sent: SentRequest = {};
     const auth = options.auth ?? "valid";
 
@@ -170,11 +181,12 @@ export class Caller {
       const sentBody = request.method !== "GET" && request.method !== "HEAD" ? await request.text() : undefined;
       const { response, bytes } = await this.exchange(request, headers, sentBody);
       const url = new URL(request.url);
-      const headerNames: string[] = [];
-      headers.forEach((_value, name) => headerNames.push(name));
+      const sentHeaders: Record<string, string> = {};
+      headers.forEach((value, name) => (sentHeaders[name] = value));
       const sentJson = sentBody === undefined ? undefined : parseJson(sentBody, undefined);
-      sent = { query: [...url.searchParams.keys()], headers: headerNames, body: sentJson };
+      sent = { query: [...url.searchParams.keys()], headers: Object.keys(sentHeaders), body: sentJson };
       const path = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || "/" : url.pathname;
+      incoming = { method: request.method, target: `${path}${url.search}`, headers: sentHeaders, ...(sentBody === undefined ? {} : { body: sentBody }) };
       recorded = {
         method: request.method,
         path,
@@ -188,7 +200,7 @@ export class Caller {
 
     const init: RequestInitLoose = {
       params: { path: options.path, query: options.query },
-      headers: options.headers,
+      headers: { ...this.options.headers, ...options.headers },
       parseAs: "text",
       fetch: recordingFetch,
     };
@@ -201,12 +213,12 @@ export class Caller {
     const send = this.client[ref.method];
     if (!send) throw new Error(`The client has no ${ref.method} method`);
     await send(ref.path, init);
-    if (!recorded) throw new Error(`${operationId}: the client sent no request`);
+    if (!recorded || !incoming) throw new Error(`${operationId}: the client sent no request`);
     const verdict = this.options.contract.judge(recorded);
-    this.options.observe?.({ exchange: recorded, verdict, sent, keyed: auth === "valid" });
+    this.options.observe?.({ exchange: recorded, sent });
     const body = verdict.body === undefined ? parseJson(recorded.bodyText, recorded.bodyText) : verdict.body;
     // Judged as received; what checks may quote is shown with the key hidden.
     const shown: Exchange = { ...recorded, bodyText: this.redact(recorded.bodyText), contentType: recorded.contentType === null ? null : this.redact(recorded.contentType) };
-    return { exchange: shown, verdict: { ...verdict, reason: this.redact(verdict.reason) }, body };
+    return { request: incoming, exchange: shown, verdict: { ...verdict, reason: this.redact(verdict.reason) }, body };
   }
 }

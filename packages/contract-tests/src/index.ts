@@ -1,6 +1,6 @@
 import { fixturesSchema as coreFixturesSchema } from "@api-contracts/contract-core";
 export { runContractTests, measureGeneratedRun, type GeneratedRunCost } from "./run.js";
-export { listChecks } from "./checks/registry.js";
+export { listChecks, services, type Selection } from "./checks/registry.js";
 export { optionsFromEnv, type ContractTestOptions } from "./options.js";
 export { formatResult, formatSummary } from "./output.js";
 export { runFailed, type CheckResult, type OperationReport, type Report, type RunLimits } from "./report.js";

@@ -6,9 +6,11 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { counted, fixturesSchema, isObject, type ApiName, type JsonObject } from "@api-contracts/contract-core";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
-import { SERVICES, type Service } from "./checks/registry.js";
 
-const INIT_USAGE = `Usage: contract-test init --service <${SERVICES.join("|")}> [--out <FILE.json>] [--force]
+/** The APIs the fixtures format has a section for: those whose checks name ids in a target. */
+const sections = (): string[] => Object.entries(fixturesSchema().properties as Record<string, { $ref?: string }>).filter(([, section]) => section.$ref).map(([name]) => name);
+
+const initUsage = () => `Usage: contract-test init --service <${sections().join("|")}> [--out <FILE.json>] [--force]
 
 Writes a fixtures file (default fixtures.json) with a placeholder for every id the behavior level
 needs and for the API key and, under "descriptions", what each must be. Replace each
@@ -25,7 +27,7 @@ export interface CommandIo {
 
 type Flags = NonNullable<ParseArgsConfig["options"]>;
 /** The values of a command's flags (none takes several values). */
-type FlagValues = Record<string, string | boolean | undefined>;
+type FlagValues = Record<string, string | string[] | boolean | undefined>;
 
 /** A command's flags (`--help`/`-h` added), or its exit code when it has nothing to run: 2 after a usage error, 0 after --help. */
 export function readFlags(argv: string[], flags: Flags, command: string, usage: string, io: CommandIo): FlagValues | number {
@@ -101,11 +103,11 @@ function withSection(text: string, service: ApiName): JsonObject | string {
 /** Runs `contract-test init` and resolves to its exit code. */
 export async function init(argv: string[], io: CommandIo): Promise<number> {
   const flags = { service: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } } as const;
-  const values = readFlags(argv, flags, "contract-test init", INIT_USAGE, io);
+  const values = readFlags(argv, flags, "contract-test init", initUsage(), io);
   if (typeof values === "number") return values;
   const service = (values.service as string | undefined) ?? io.env.CONTRACT_SERVICE;
-  if (!service || !SERVICES.includes(service as Service)) {
-    io.err(`contract-test init: --service must be one of ${SERVICES.join(", ")}${service ? ` (got "${service}")` : ""}\n${INIT_USAGE}`);
+  if (!service || !sections().includes(service)) {
+    io.err(`contract-test init: --service must be one of ${sections().join(", ")}, the APIs whose checks need fixtures${service ? ` (got "${service}")` : ""}\n${initUsage()}`);
     return 2;
   }
   const out = (values.out as string | undefined) ?? "fixtures.json";

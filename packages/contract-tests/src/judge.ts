@@ -1,4 +1,22 @@
-import { ExchangeJudge, OpenApiValidators, follow, isObject, loadBundle, resolvePointer, summarizeAnswer, summarizeKeptAnswer, summarizeProblems, type ApiName, type ContractProblem, type JsonObject, type WalkedOperation } from "@api-contracts/contract-core";
+// The kit's view of an API's contract: contract-core's `ApiContract` (the decision, the judge, the
+// wording, the facts), with the few readings of its description the checks share.
+import {
+  ApiContract,
+  contractOf as coreContractOf,
+  follow,
+  getApi,
+  isObject,
+  listApis,
+  loadBundle,
+  resolvePointer,
+  summarizeAnswer,
+  summarizeKeptAnswer,
+  summarizeProblems,
+  type ApiName,
+  type ContractProblem,
+  type JsonObject,
+  type WalkedOperation,
+} from "@api-contracts/contract-core";
 
 /** One request and its answer, as seen on the wire. */
 export interface Exchange {
@@ -20,39 +38,39 @@ export interface Verdict {
   body?: unknown;
 }
 
-/** Loads the bundled description of one API from `@api-contracts/spec` (contract-core's `loadBundle`). */
+/** Loads the bundled description of one API (contract-core's `loadBundle`). */
 export const loadBundledSpec: (service: ApiName) => JsonObject = loadBundle;
 
-const contracts = new Map<ApiName, Contract>();
-
 /**
- * The contract of one API, made once per process: its validators compile each schema on first use
- * and keep it, so runs side by side (a test's, a bench's) share that work instead of each holding
- * the event loop to compile the same schemas again.
- */
-export function contractOf(service: ApiName): Contract {
-  let contract = contracts.get(service);
-  if (!contract) contracts.set(service, (contract = new Contract(loadBundledSpec(service))));
-  return contract;
-}
-
-/**
- * An OpenAPI 3.1 bundle as the kit reads it: its operations as contract-core walks them, and the
- * judge of answers (contract-core's `ExchangeJudge`).
+ * The contract of an API as the kit reads it: `core` is contract-core's, which decides requests
+ * and judges answers; this adds the operations by id and the schemas of their requests.
  */
 export class Contract {
-  /** The bundle's validators (contract-core), for what the contract judges beyond answers: webhook calls. */
-  readonly validators: OpenApiValidators;
-  private readonly judgement: ExchangeJudge;
+  readonly core: ApiContract;
 
-  constructor(readonly doc: JsonObject) {
-    this.validators = new OpenApiValidators(doc);
-    this.judgement = new ExchangeJudge(this.validators);
+  /** From contract-core's contract, a registered API's name, or a registered API's bundle (found by its title). */
+  constructor(source: ApiContract | ApiName | JsonObject) {
+    if (source instanceof ApiContract) this.core = source;
+    else if (typeof source === "string") this.core = coreContractOf(source);
+    else {
+      const title = isObject(source.info) ? source.info.title : undefined;
+      const api = listApis().find((candidate) => candidate.title === title);
+      if (!api) throw new Error(`no registered API has the title ${JSON.stringify(title)}`);
+      this.core = new ApiContract(getApi(api.name), source);
+    }
+  }
+
+  get doc(): JsonObject {
+    return this.core.validators.document;
+  }
+
+  get validators() {
+    return this.core.validators;
   }
 
   /** Every operation of the contract, in document order. */
   listOperations(): WalkedOperation[] {
-    return this.validators.walkedOperations();
+    return this.core.validators.walkedOperations();
   }
 
   operation(operationId: string): WalkedOperation {
@@ -63,7 +81,7 @@ export class Contract {
 
   /** The operation a request hits, by method and path; concrete paths win over templated ones. */
   findOperation(method: string, path: string): { operationId: string } | undefined {
-    return this.validators.findOperation(method, path);
+    return this.core.validators.findOperation(method, path);
   }
 
   /** Pointer of the JSON Schema of the request body (application/json), past a `$ref`; undefined when it takes none. */
@@ -73,7 +91,7 @@ export class Contract {
 
   /** Pointer of the schema of a parameter of the operation (path, query or header), past a `$ref`. */
   parameter(operationId: string, location: string, name: string): string | undefined {
-    return this.written(this.operation(operationId).parameters.find((param) => param.in === location && param.name === name)?.schema);
+    return this.written(this.operation(operationId).parameters.find((param) => param.in === location && param.name.toLowerCase() === name.toLowerCase())?.schema);
   }
 
   /** Where the schema at a pointer is written: a schema that is only a `$ref` is followed, so that its members' pointers resolve. */
@@ -83,17 +101,18 @@ export class Contract {
 
   /** Whether the schema at a pointer of the bundle accepts a value. */
   accepts(pointer: string, value: unknown): boolean {
-    return this.validators.schema(pointer)(value) as boolean;
+    return this.core.validators.schema(pointer)(value) as boolean;
   }
 
   /** Judges one answer against the contract of the operation the request hit (contract-core's judgement). */
   judge(exchange: Exchange): Verdict {
-    const operation = this.judgement.findOperation(exchange.method, exchange.path);
+    const { judge } = this.core;
+    const operation = judge.findOperation(exchange.method, exchange.path);
     if (!operation) {
-      const { problems } = this.judgement.request({ method: exchange.method, target: exchange.path, headers: {} });
+      const { problems } = judge.request({ method: exchange.method, target: exchange.path, headers: {} });
       return { ok: false, reason: summarizeProblems(problems), problems };
     }
-    const { problems, body } = this.judgement.answer(operation, exchange.method, exchange);
+    const { problems, body } = judge.answer(operation, exchange.method, exchange);
     const parsed = body === undefined ? {} : { body };
     if (problems.length > 0) return { ok: false, reason: summarizeAnswer(exchange.status, problems), problems, ...parsed };
     return { ok: true, reason: summarizeKeptAnswer(exchange), problems, ...parsed };
@@ -103,10 +122,14 @@ export class Contract {
   at(pointer: string): unknown {
     return resolvePointer(this.doc, pointer);
   }
+}
 
-  /** A schema found at a pointer, following a `$ref` if it is only one. */
-  schemaAt(pointer: string): JsonObject {
-    const { node } = follow(this.doc, this.at(pointer), pointer);
-    return isObject(node) ? node : {};
-  }
+const views = new WeakMap<ApiContract, Contract>();
+
+/** The kit's view of a registered API's contract, over contract-core's (made once per process). */
+export function contractOf(service: ApiName): Contract {
+  const core = coreContractOf(service);
+  let view = views.get(core);
+  if (!view) views.set(core, (view = new Contract(core)));
+  return view;
 }

@@ -1,10 +1,11 @@
 // A run's options, from the API, the command line or CONTRACT_* variables, checked and resolved.
-import { redactor } from "@api-contracts/contract-core";
+import { parseHttpUrl, redactor } from "@api-contracts/contract-core";
 import { DEFAULT_LIMITS } from "./http.js";
-import { SERVICES, type Service } from "./checks/registry.js";
+import { services, type Selection, type Service } from "./checks/registry.js";
 import { maskUrl } from "./secrets.js";
 import { SEVERITIES, type Level, type Severity } from "./checks/types.js";
 import { checkFixtures, PLACEHOLDER, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
+import { isObject } from "@api-contracts/contract-core";
 import { loadKnownDifferences, type KnownDifference } from "./known-differences.js";
 import type { Progress } from "./generate/generated.js";
 import { DEFAULT_WEBHOOK_DEADLINE_MS, type WebhookReceiverOptions } from "./webhooks/stage.js";
@@ -12,7 +13,7 @@ import type { CheckResult, RunLimits } from "./report.js";
 
 export const LEVELS: readonly Level[] = ["schema", "behavior", "http", "webhooks"];
 
-export interface ContractTestOptions {
+export interface ContractTestOptions extends Selection {
   service: Service;
   baseUrl: string;
   /** Bearer key; defaults to `fixtures.api_keys[service]`. */
@@ -54,6 +55,8 @@ export interface ContractTestOptions {
   webhookDeadlineMs?: number;
   /** Stops the run when it aborts: what ran is reported, the checks not finished are skipped. */
   signal?: AbortSignal;
+  /** Headers sent with every request (a gateway's tenant or trace header), by name; not Authorization, Host, Content-Type or framing. */
+  headers?: Record<string, string>;
 }
 
 export const DEFAULT_MAX_TIME_MS = 300_000;
@@ -73,6 +76,21 @@ export function parseLimit(name: string, value: number | string | undefined): nu
   return number;
 }
 
+/** Headers the kit sets itself: the key goes in --api-key, and the checks choose the media type and the framing. */
+const OWN_HEADERS = new Set(["authorization", "host", "content-type", "content-length", "transfer-encoding", "connection"]);
+
+/** `Name: value` lines as headers, or a UsageError naming the line at fault. */
+export function parseHeaders(name: string, lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\u0000-\u0008\u000a-\u001f\u007f]*?)[ \t]*$/.exec(line);
+    if (!match) throw new UsageError(`${name} must be "Name: value", a header name and a value without control characters (got ${JSON.stringify(line)})`);
+    if (OWN_HEADERS.has(match[1]!.toLowerCase())) throw new UsageError(`${name} cannot set ${match[1]}: the kit sets it${match[1]!.toLowerCase() === "authorization" ? " (pass the key with --api-key)" : ""}`);
+    headers[match[1]!] = match[2]!;
+  }
+  return headers;
+}
+
 /** How the settings are read: the value of a flag or of its CONTRACT_* variable, and how a bad one is named. */
 export interface SettingReader {
   value: (flag: string, variable: string) => string | undefined;
@@ -86,7 +104,12 @@ export interface SettingReader {
 export function readSettings({ value, named }: SettingReader): Omit<ContractTestOptions, "service" | "baseUrl"> {
   const limit = (flag: string, variable: string) => parseLimit(named(flag, variable), value(flag, variable));
   const knownDifferences = value("known-differences", "CONTRACT_KNOWN_DIFFERENCES");
+  const names = (flag: string, variable: string) => value(flag, variable)?.split(/[,\n]/).map((item) => item.trim()).filter(Boolean);
+  const headers = value("header", "CONTRACT_HEADERS")?.split("\n").filter((line) => line.trim() !== "");
   return {
+    include: names("include", "CONTRACT_INCLUDE"),
+    exclude: names("exclude", "CONTRACT_EXCLUDE"),
+    headers: headers && parseHeaders(named("header", "CONTRACT_HEADERS"), headers),
     apiKey: value("api-key", "CONTRACT_API_KEY"),
     fixtures: value("fixtures", "CONTRACT_FIXTURES"),
     level: value("level", "CONTRACT_LEVEL") as Level | undefined,
@@ -130,6 +153,7 @@ export interface Resolved {
   seed: number;
   failOn: Severity;
   redact: (text: string) => string;
+  headers: Record<string, string>;
   /** The webhook stage's settings; absent at levels that do not run it. */
   webhooks?: { receiver?: WebhookReceiverOptions; unavailable?: string; secret?: string; deadlineMs: number };
 }
@@ -154,7 +178,7 @@ export function webhookStageSettings(options: ContractTestOptions, level: Level,
   const deadlineMs = parseLimit("webhookDeadlineMs", options.webhookDeadlineMs) ?? DEFAULT_WEBHOOK_DEADLINE_MS;
   const secret = options.webhookSecret || undefined;
   const publicUrl = options.webhookUrl;
-  if (publicUrl !== undefined && !(URL.canParse(publicUrl) && /^https?:$/.test(new URL(publicUrl).protocol))) {
+  if (publicUrl !== undefined && !parseHttpUrl(publicUrl)) {
     throw new UsageError(`webhook URL must be an http or https URL (got ${JSON.stringify(publicUrl)})`);
   }
   let listen: { host: string; port: number } | undefined;
@@ -181,22 +205,33 @@ export function parseSeed(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** The fixtures of a run, checked; a key left as init's placeholder is named in the same message as the ids left so. */
+function resolveFixtures({ fixtures: given, apiKey, service }: ContractTestOptions): Fixtures | undefined {
+  const raw = typeof given === "string" ? readFixturesFile(given) : given;
+  const keys = isObject(raw) && isObject(raw.api_keys) ? raw.api_keys : {};
+  const keyLeft = !apiKey && typeof keys[service] === "string" && PLACEHOLDER.test(keys[service]);
+  const keyMessage = `api_keys.${service} in the fixtures still holds its placeholder from contract-test init: put a key your server accepts there, or pass --api-key`;
+  let fixtures: Fixtures | undefined;
+  try {
+    fixtures = raw === undefined ? undefined : checkFixtures(raw, typeof given === "string" ? `fixtures file ${given}` : undefined);
+  } catch (error) {
+    throw keyLeft && error instanceof UsageError ? new UsageError(`${error.message}; and ${keyMessage}`) : error;
+  }
+  if (keyLeft) throw new UsageError(keyMessage);
+  return fixtures;
+}
+
 export function resolveOptions(options: ContractTestOptions): Resolved {
-  if (!SERVICES.includes(options.service)) throw new UsageError(`service must be one of ${SERVICES.join(", ")} (got ${JSON.stringify(options.service)})`);
+  const known = services();
+  if (!known.includes(options.service)) throw new UsageError(`service must be one of ${known.join(", ")} (got ${JSON.stringify(options.service)})`);
   const level = options.level ?? "schema";
   if (!LEVELS.includes(level)) throw new UsageError(`level must be one of ${LEVELS.join(", ")} (got ${JSON.stringify(level)})`);
-  let url: URL;
-  try {
-    url = new URL(options.baseUrl);
-  } catch {
-    throw new UsageError(`base URL ${JSON.stringify(maskUrl(options.baseUrl))} is not a URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https (got ${url.protocol})`);
-  const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures && checkFixtures(options.fixtures);
+  const url = parseHttpUrl(options.baseUrl);
+  if (!url) throw new UsageError(`base URL ${JSON.stringify(maskUrl(options.baseUrl))} is not an http or https URL`);
+  const fixtures = resolveFixtures(options);
   if (level === "behavior") requireServiceFixtures(fixtures, options.service);
   const apiKey = options.apiKey || (fixtures?.api_keys as Partial<Record<Service, string>> | undefined)?.[options.service];
   if (!apiKey) throw new UsageError(`an API key is needed: pass --api-key or set api_keys.${options.service} in the fixtures`);
-  if (PLACEHOLDER.test(apiKey)) throw new UsageError(`api_keys.${options.service} in the fixtures still holds its placeholder from contract-test init: put a key your server accepts there, or pass --api-key`);
   const limits: RunLimits = {
     timeoutMs: parseLimit("timeoutMs", options.timeoutMs) ?? DEFAULT_LIMITS.timeoutMs,
     maxTimeMs: parseLimit("maxTimeMs", options.maxTimeMs) ?? DEFAULT_MAX_TIME_MS,
@@ -224,6 +259,7 @@ export function resolveOptions(options: ContractTestOptions): Resolved {
     seed,
     failOn,
     redact: redactor([apiKey, url.password, url.username && !url.password ? url.username : undefined, options.webhookSecret]),
+    headers: options.headers ?? {},
     webhooks: webhookStageSettings(options, level, url),
   };
 }

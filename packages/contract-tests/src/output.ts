@@ -24,14 +24,16 @@ export function formatSummary(report: Pick<Report, "passed" | "failed" | "warnin
 }
 
 /**
- * The lines a terminal shows after the checks, before the totals: the coverage, what fails the
- * run when warnings do, and the hint when most answers were not the API's.
+ * The lines a terminal shows after the checks, before the totals: the coverage, how the run was
+ * narrowed or extended, and what fails the run when warnings do.
  */
 export function formatClosing(report: Report): string[] {
   const lines = formatCoverage(report.coverage);
+  const narrowed = [report.include && `--include ${report.include.join(",")}`, report.exclude && `--exclude ${report.exclude.join(",")}`].filter(Boolean);
+  if (narrowed.length > 0) lines.push(`operations: ${Object.keys(report.operations).length} checked (${narrowed.join(", ")})`);
+  if (report.headers) lines.push(`headers added to every request: ${report.headers.join(", ")}`);
   const warnings = report.warnings ?? 0;
   if (report.failOn === "warning" && warnings > 0) lines.push(`${counted(warnings, "warning")} ${warnings === 1 ? "fails" : "fail"} this run (--fail-on warning)`);
-  if (report.hint) lines.push(report.hint);
   return lines;
 }
 

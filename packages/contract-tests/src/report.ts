@@ -59,6 +59,11 @@ export interface Report {
   warnings?: number;
   /** The least severity that fails the run. */
   failOn: Severity;
+  /** The operationIds and tags the run was narrowed to (`--include`), and those it left out (`--exclude`). */
+  include?: string[];
+  exclude?: string[];
+  /** Names of the headers added to every request (`--header`). */
+  headers?: string[];
   /** Checks not run: the deadline passed, or the target stopped answering. */
   skipped?: number;
   /** Failures and warnings an accepted known difference explains; they do not count as failed or warnings. */
@@ -71,8 +76,6 @@ export interface Report {
   operations: Record<string, OperationReport>;
   /** What the run exercised: per operation, the documented statuses seen and the request members sent. */
   coverage: Coverage;
-  /** When most answers are not the API's: the likely cause, in one line. */
-  hint?: string;
 }
 
 /** Whether a report fails its run: a failure, or a warning when warnings fail it. */

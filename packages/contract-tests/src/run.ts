@@ -1,14 +1,14 @@
 import { counted, CoverageRecorder } from "@api-contracts/contract-core";
-import { Caller, UnreachableError, type ObservedExchange } from "./http.js";
+import { Caller, UnreachableError } from "./http.js";
 import { contractOf } from "./judge.js";
 import { CheckFailure, type Check, type Failure, type Outcome } from "./checks/types.js";
 import { UsageError } from "./fixtures.js";
 import { KnownDifferences } from "./known-differences.js";
-import { AnswerTally, diagnose } from "./diagnose.js";
+import { pageTitleAt, preflight } from "./preflight.js";
 import { WebhookStage, type StageContext } from "./webhooks/stage.js";
-import { kitApi, listChecks } from "./checks/registry.js";
+import { kitApi, listChecks, selectOperations } from "./checks/registry.js";
 import { resolveOptions, type ContractTestOptions, type Resolved } from "./options.js";
-import type { CheckResult, Report, RunLimits } from "./report.js";
+import type { CheckResult, Report } from "./report.js";
 
 /** A failure as reports show it: the key redacted from its reason, its reduced request and its curl lines. */
 export function shownFailure(failure: Failure, redact: (text: string) => string): Failure {
@@ -18,8 +18,9 @@ export function shownFailure(failure: Failure, redact: (text: string) => string)
 
 /**
  * Runs every check of a level against a target and returns the report. Throws `UsageError` for
- * bad options and `UnreachableError` when the target cannot be reached, stops answering within
- * the timeout, or the run passes its deadline.
+ * bad options and for a target that, before any check, does not answer as the API, refuses the key
+ * or lacks the fixtures' ids; `UnreachableError` when the target cannot be reached, stops answering
+ * within the timeout, or the run passes its deadline.
  */
 export async function runContractTests(options: ContractTestOptions): Promise<Report> {
   const resolved = resolveOptions(options);
@@ -34,23 +35,35 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
 }
 
 async function runResolved(options: ContractTestOptions, resolved: Resolved, deadline: AbortSignal, webhooks: WebhookStage | undefined): Promise<Report> {
-  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact } = resolved;
-  const contract = contractOf(options.service);
-  const coverage = new CoverageRecorder(options.service, contract.doc);
-  const tally = new AnswerTally();
-  const observe = (observed: ObservedExchange) => {
-    tally.add(observed);
-    coverage.record(contract.findOperation(observed.exchange.method, observed.exchange.path)?.operationId, observed.exchange.status, observed.sent);
-  };
-  const caller = new Caller({ client: kitApi(options.service).client, contract, baseUrl, apiKey, limits, deadline, redact, fetch: options.fetch, observe });
-  const wire = { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline };
-  const ctx: StageContext = { caller, contract, level, fixtures, coverage, webhooks, wire, deadline, deadlineAt: Date.now() + limits.maxTimeMs, shownBaseUrl };
-  const report = { service: options.service, baseUrl: shownBaseUrl, level, limits, failOn, passed: 0, failed: 0, operations: {} } as Omit<Report, "coverage"> as Report;
+  const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact, headers } = resolved;
+  const { service } = options;
+  const contract = contractOf(service);
+  const api = kitApi(service);
+  const selection = { include: options.include ?? [], exclude: options.exclude ?? [] };
+  const operations = selectOperations(contract, selection);
+  const coverage = new CoverageRecorder(service, contract.doc);
+  const caller = new Caller({
+    client: api.client,
+    headers,
+    contract,
+    baseUrl,
+    apiKey,
+    limits,
+    deadline,
+    redact,
+    fetch: options.fetch,
+    observe: ({ exchange, sent }) => coverage.record(contract.findOperation(exchange.method, exchange.path)?.operationId, exchange.status, sent),
+  });
+  const wire = { url: new URL(baseUrl), apiKey, timeoutMs: limits.timeoutMs, maxAnswerBytes: limits.maxAnswerBytes, deadline, headers };
+  const ctx: StageContext = { caller, contract, level, fixtures, coverage, webhooks, wire, deadline, deadlineAt: Date.now() + limits.maxTimeMs, shownBaseUrl, headers };
+  const shown = { ...(options.include?.length ? { include: selection.include } : {}), ...(options.exclude?.length ? { exclude: selection.exclude } : {}), ...(Object.keys(headers).length ? { headers: Object.keys(headers) } : {}) };
+  const report = { service, baseUrl: shownBaseUrl, level, limits, failOn, ...shown, passed: 0, failed: 0, operations: {} } as Omit<Report, "coverage"> as Report;
   const generation = generate === undefined ? undefined : { examples: generate, seed, onProgress: options.onProgress };
-  const checks = listChecks(options.service, level, { contract, generate: generation });
+  const checks = listChecks(service, level, { contract, generate: generation, ...selection });
   if (level === "webhooks" && !checks.some((check) => !check.generated)) {
-    throw new UsageError(`no operation of ${options.service} takes a webhook in its requests, so the kit cannot start a job that calls its receiver`);
+    throw new UsageError(`no selected operation of ${service} takes a webhook in its requests, so the kit cannot start a job that calls its receiver`);
   }
+  await preflight(ctx, service, api, operations, (url) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch));
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
   const record = (result: CheckResult) => {
     const group = (report.operations[result.operation] ??= { passed: 0, failed: 0, checks: [] });
@@ -147,34 +160,7 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
   const stale = known?.stale() ?? [];
   if (stale.length > 0) report.stale = stale;
   report.coverage = coverage.report();
-  if (report.failed > 0) {
-    const pageTitle = (url: string) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch);
-    const hint = await diagnose({ service: options.service, baseUrl: new URL(baseUrl), tally, pageTitle });
-    if (hint) report.hint = redact(hint);
-  }
   return report;
-}
-
-/** The title of the web page at `url` ("" for an untitled one), or undefined when it serves none: one request, within the run's limits. */
-async function pageTitleAt(url: string, limits: RunLimits, send: typeof globalThis.fetch): Promise<string | undefined> {
-  try {
-    const response = await send(url, { signal: AbortSignal.timeout(limits.timeoutMs), redirect: "manual" });
-    if (!/^text\/html\b/i.test(response.headers.get("content-type") ?? "")) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    const reader = response.body?.getReader();
-    let text = "";
-    while (reader && text.length < Math.min(limits.maxAnswerBytes, 65_536)) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    await reader?.cancel();
-    return /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim().replace(/\s+/g, " ") ?? "";
-  } catch {
-    return undefined;
-  }
 }
 
 /** What one generated run cost: the figures the benchmarks quote. */

@@ -31,7 +31,7 @@ describe("command line: exit status 2 for bad arguments and unreachable servers"
     ["an unknown service", ["--service", "billing", "--base-url", "http://127.0.0.1:1"], /--service must be one of entitlements, webdata/],
     ["an unknown level", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--level", "deep"], /--level must be one of schema, behavior/],
     ["an unknown flag", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--verbose"], /Unknown option '--verbose'/],
-    ["a base URL that is not a URL", ["--service", "webdata", "--base-url", "localhost", "--api-key", "fc-cli-test-key-0123"], /is not a URL/],
+    ["a base URL that is not a URL", ["--service", "webdata", "--base-url", "localhost", "--api-key", "fc-cli-test-key-0123"], /is not an http or https URL/],
     ["no API key anywhere", ["--service", "webdata", "--base-url", "http://127.0.0.1:1"], /an API key is needed/],
     ["behavior level without fixtures", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--api-key", "fc-cli-test-key-0123", "--level", "behavior"], /--level behavior needs --fixtures/],
     ["a fixtures file that does not exist", ["--service", "webdata", "--base-url", "http://127.0.0.1:1", "--fixtures", "/nonexistent/fixtures.json"], /cannot read fixtures file/],

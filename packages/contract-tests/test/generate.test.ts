@@ -4,12 +4,12 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer } from "@api-contracts/mock-server";
-import { OpenApiValidators, acceptsUrl, loadBundle, pathRegexProblem, totalWaitMs, type UrlRule, type XRule } from "@api-contracts/contract-core";
+import { ApiContract, OpenApiValidators, acceptsUrl, getApi, loadBundle, pathRegexProblem, shellQuote, totalWaitMs, type UrlRule, type XRule } from "@api-contracts/contract-core";
 import { runContractTests, type Report } from "../src/index.js";
 import { candidateRequestArbitrary, urlArbitrary, validRequestArbitrary, requestProblems, type GeneratedRequest, type GeneratorContext } from "../src/generate/arbitraries.js";
 import { mutationsOf } from "../src/generate/mutations.js";
 import { escapeXml } from "../src/junit.js";
-import { curlCommand, shellQuote } from "../src/generate/curl.js";
+import { curlOf } from "../src/checks/types.js";
 import { runCli, startFakeTarget } from "./helpers.js";
 
 const SERVICES = ["entitlements", "webdata"] as const;
@@ -17,7 +17,8 @@ const SEEDS = [1, 20261123, 987654321];
 
 function generator(service: (typeof SERVICES)[number], now = Date.now): GeneratorContext {
   const document = loadBundle(service);
-  return { document, validators: new OpenApiValidators(document, { now }), now, hints: () => undefined };
+  const validators = new OpenApiValidators(document, { now });
+  return { contract: new ApiContract(getApi(service), validators), document, validators, now, hints: () => undefined };
 }
 
 describe.each(SERVICES)("%s: generated requests against the spec-faithful mock", (service) => {
@@ -198,9 +199,10 @@ describe("output", () => {
     expect(escapeXml("emoji \u{1F600} stays")).toBe("emoji \u{1F600} stays");
   });
 
-  it("a curl command names the key as $API_KEY and quotes the body for the shell", () => {
-    const curl = curlCommand("http://127.0.0.1:1", "POST", "/v2/crawl/{id}", { path: { id: "a b" }, query: { q: "1&2" }, headers: { "x-api-version": "2.0.0" }, body: { text: "it's" } });
-    expect(curl).toBe(`curl -sS -X POST 'http://127.0.0.1:1/v2/crawl/a%20b?q=1%262' -H "Authorization: Bearer $API_KEY" -H 'x-api-version: 2.0.0' -H 'Content-Type: application/json' --data-raw '{"text":"it'\\''s"}'`);
+  it("a curl command names the key as $API_KEY, carries the run's headers and quotes the body for the shell", () => {
+    const ctx = { shownBaseUrl: "http://127.0.0.1:1", headers: { "X-Tenant": "acme" } };
+    const curl = curlOf(ctx, { method: "POST", path: "/v2/crawl/{id}" }, { path: { id: "a b" }, query: { q: "1&2" }, headers: { "x-api-version": "2.0.0" }, body: { text: "it's" } });
+    expect(curl).toBe(`curl -sS 'http://127.0.0.1:1/v2/crawl/a%20b?q=1%262' -H "Authorization: Bearer $API_KEY" -H 'X-Tenant: acme' -H 'x-api-version: 2.0.0' -H 'Content-Type: application/json' --data-raw '{"text":"it'\\''s"}'`);
     expect(shellQuote("a'b")).toBe(`'a'\\''b'`);
   });
 });
@@ -258,7 +260,7 @@ describe("command line with --generate", () => {
       expect(text).toContain('"Authorization: Bearer $API_KEY"');
       expect(text).not.toContain(key);
       const xml = readFileSync(junit, "utf8");
-      expect(xml).toMatch(/<failure message="[^"]*">[^<]*curl -sS -X POST/);
+      expect(xml).toMatch(/<failure message="[^"]*">[^<]*curl -sS &apos;http:\/\/127\.0\.0\.1:\d+\/v2\/crawl&apos; -H &quot;Authorization: Bearer \$API_KEY&quot;/);
       expect(xml).not.toContain(key);
     } finally {
       await target.close();

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { contractOf, type ErrorReply } from "@api-contracts/contract-core";
+import { createEdgeServer, listen, readBody } from "@api-contracts/contract-core/server";
 import { runInProcess, type CliRun } from "@api-contracts/dev-tools/testing/cli-run";
 import { main } from "../src/cli.js";
 
@@ -65,4 +67,50 @@ export async function passOn(upstream: string, req: IncomingMessage, res: Server
   const answer = await forward(upstream, req);
   res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
+}
+
+/** A local server of an API under test, on contract-core's edge. */
+export interface ApiServer {
+  url: string;
+  /** Requests received so far. */
+  requests: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A server of one registered API, on contract-core's HTTP edge (1 s request deadline), that answers
+ * as the API's decision says: the API's refusal, or, for a request it serves, the operation's first
+ * documented example of a 2xx (of the status `Prefer: code=<status>` asks for, when it documents
+ * one). With `keys`, only those keys are known; `refuse` may change a refusal (a fault).
+ */
+export async function startDecisionServer(api: string, { keys, refuse = (reply) => reply }: { keys?: string[]; refuse?: (reply: ErrorReply) => ErrorReply } = {}): Promise<ApiServer> {
+  const contract = contractOf(api);
+  const limit = contract.api.limits.bodyBytes;
+  const target: ApiServer = { url: "", requests: 0, close: async () => {} };
+  const server = createEdgeServer({ requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 }, (req, res) => {
+    target.requests++;
+    const send = (status: number, value: unknown, headers: Record<string, string> = {}) =>
+      res.writeHead(status, value === undefined ? headers : { ...headers, "content-type": "application/json" }).end(value === undefined ? undefined : JSON.stringify(value));
+    readBody(req, limit).then((body) => {
+      // Refused before the body is read, so the connection closes (and lingers, so that the client reads the 413).
+      if (body === undefined) return send(413, contract.reply({ kind: "too-large", limit }).body, { connection: "close" });
+      const decision = contract.decide({ method: req.method!, target: req.url!, headers: req.headers, body }, keys ? { acceptsKey: (key) => keys.includes(key) } : {});
+      const refusal = contract.refusalOf(decision);
+      if (refusal) {
+        const given = refuse(refusal);
+        return send(given.status, given.body);
+      }
+      const operation = contract.validators.walkedOperations().find((op) => op.pointer === decision.operation!.pointer)!;
+      const asked = /code=(\d{3})/.exec(String(req.headers.prefer ?? ""))?.[1];
+      const response = operation.responses.find((r) => r.status === asked) ?? operation.responses.find((r) => r.status.startsWith("2"))!;
+      send(Number(response.status), response.media[0]?.examples[0]?.value);
+    }, () => res.destroy());
+  }, (problem) => contract.reply(problem));
+  target.url = (await listen(server, 0, "127.0.0.1")).url;
+  target.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return target;
 }

@@ -64,12 +64,18 @@ const stallAfter =
 
 const readReport = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Report;
 
+/** Answers like the mock to the preflight's requests (without the key, with it, the fixtures' monitor), then as `answer`. */
+const afterPreflight =
+  (answer: Answer): Answer =>
+  (req, res, nth) =>
+    nth <= 3 ? passOn(mock.url, req, res) : answer(req, res, nth);
+
 describe("the kit against misbehaving targets: bounded answers", () => {
   it.each([
     ["an endless JSON body", endlessJson],
     ["a declared Content-Length of 50 MB", hugeDeclaredLength],
   ])("%s fails the checks that read it, naming the --max-answer-bytes limit, and the run goes on", async (_label, answer) => {
-    const target = await fake(answer);
+    const target = await fake(afterPreflight(answer));
     const report = path.join(dir, "bounded.json");
     const run = await runCli(["--service", "webdata", "--base-url", target.url, "--api-key", KEY, "--max-answer-bytes", "65536", "--report", report]);
     expect(run.code, run.err.join("\n")).toBe(1);
@@ -79,6 +85,14 @@ describe("the kit against misbehaving targets: bounded answers", () => {
     const written = readReport(report);
     expect(written.limits.maxAnswerBytes).toBe(65536);
     expect(written.operations.getTokenUsage!.checks[0]!.reason).toMatch(/--max-answer-bytes/);
+  });
+
+  it("an endless answer to the first request ends the run before any check, naming the limit (exit 2)", async () => {
+    const target = await fake(endlessJson);
+    const run = await runCli(["--service", "webdata", "--base-url", target.url, "--api-key", KEY, "--max-answer-bytes", "65536"]);
+    expect(run.code).toBe(2);
+    expect(run.out).toEqual([]);
+    expect(run.err).toEqual([expect.stringMatching(/^contract-test: the target does not answer as the API: the answer to POST \/v2\/crawl is longer than 65536 bytes \(the --max-answer-bytes limit\)/)]);
   });
 });
 
@@ -96,14 +110,14 @@ describe("the kit against misbehaving targets: a target that stops answering is 
   });
 
   it("a target that stops answering mid-run ends the run with exit 2 at the first request it leaves unanswered", async () => {
-    const target = await fake(stallAfter(3));
+    const target = await fake(stallAfter(6));
     const run = await runCli(["--service", "webdata", "--base-url", target.url, "--api-key", KEY, "--timeout", "300"]);
     expect(run.code).toBe(2);
     expect(run.err.join("\n")).toMatch(/no answer within 300 ms \(--timeout\)/);
     expect(run.passed.length).toBeGreaterThan(0);
     expect(run.out.some((line) => /passed, \d+ failed$/.test(line))).toBe(false);
     // No further request after the one that went unanswered.
-    expect(target.requests).toBe(4);
+    expect(target.requests).toBe(7);
   });
 
   it("the overall deadline --max-time ends a run whose target stalls under a long --timeout", async () => {

@@ -49,6 +49,15 @@ describe.each(["entitlements", "webdata"])("contract-test init --service %s", (s
     expect(run.err.join("\n")).toContain("from contract-test init");
   });
 
+  it("the first run on the file as written names every placeholder at once, the key's included, in one message", async () => {
+    const run = await runCli(["--service", service, "--base-url", "http://127.0.0.1:1", "--level", "behavior", "--fixtures", file]);
+    expect(run.code).toBe(2);
+    expect(run.err).toHaveLength(1);
+    const placeholders = Object.entries(JSON.parse(readFileSync(file, "utf8"))[service] as Section).filter(([, value]) => value.startsWith("<fill in:"));
+    for (const [member] of placeholders) expect(run.err[0]).toContain(`"${service}.${member}"`);
+    expect(run.err[0]).toContain(`api_keys.${service} in the fixtures still holds its placeholder`);
+  });
+
   it("will not overwrite an existing file that has the section, or is not a fixtures object, without --force", async () => {
     for (const text of [JSON.stringify({ [service]: {} }), "[]", "not json"]) {
       writeFileSync(file, text);
@@ -65,7 +74,7 @@ describe.each(["entitlements", "webdata"])("contract-test init --service %s", (s
 it("contract-test init without a known service exits 2 with its usage", async () => {
   const run = await runCli(["init", "--service", "billing", "--out", path.join(dir, "nothing.json")]);
   expect(run.code).toBe(2);
-  expect(run.err.join("\n")).toMatch(/--service must be one of entitlements, webdata \(got "billing"\)[\s\S]*Usage: contract-test init/);
+  expect(run.err.join("\n")).toMatch(/--service must be one of entitlements, webdata, the APIs whose checks need fixtures \(got "billing"\)[\s\S]*Usage: contract-test init/);
 });
 
 it("init for the second service adds its section to the first one's file, keeping what is there", async () => {

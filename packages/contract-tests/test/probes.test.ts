@@ -7,7 +7,7 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContractErrors, type Problem } from "@api-contracts/contract-core";
+import { contractOf, type Problem } from "@api-contracts/contract-core";
 import { answerParserErrors, createEdgeServer, listen, parserProblem, rawHttpAnswer } from "@api-contracts/contract-core/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { listChecks, type Report } from "../src/index.js";
@@ -48,7 +48,7 @@ const bare = (status: number) => `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n
 
 /** An HTTP edge in front of a mock, correct unless told which fault to have. */
 async function startEdge(service: Service, upstream: string, faults: EdgeFaults = {}) {
-  const errors = new ContractErrors(service);
+  const errors = contractOf(service);
   const word = (problem: Problem) => {
     const reply = errors.reply(problem);
     return faults.wrongShape ? { status: reply.status, body: { detail: "refused" } } : reply;
@@ -310,12 +310,16 @@ async function startRawServer(onConnection: (socket: Socket) => void) {
 }
 
 /** A 400 as getTokenUsage documents it (the probes below judge that operation's lines). */
-const DOCUMENTED_400 = JSON.stringify(new ContractErrors("webdata").reply({ kind: "bad-request", message: "Bad Request" }, { method: "GET", path: "/v2/team/token-usage" }).body);
+const DOCUMENTED_400 = JSON.stringify(contractOf("webdata").reply({ kind: "bad-request", message: "Bad Request" }, { method: "GET", path: "/v2/team/token-usage" }).body);
 
 describe("HTTP probes against servers that misbehave after answering", () => {
   it("an endless answer is read only up to --max-answer-bytes", async () => {
     const server = await startRawServer((socket) => {
-      socket.once("data", () => {
+      socket.once("data", (head: Buffer) => {
+        // The preflight's requests (fetch's, which name their user agent) get a documented refusal.
+        if (/\r\nuser-agent:/i.test(head.toString("latin1"))) {
+          return void socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${DOCUMENTED_400.length}\r\n\r\n${DOCUMENTED_400}`);
+        }
         socket.write("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
         const chunk = `4000\r\n${"x".repeat(0x4000)}\r\n`;
         const pump = () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,7 +8,7 @@ import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer } from "@api-contracts/mock-server";
 import { formatResult, listChecks, optionsFromEnv, runContractTests, type Report } from "../src/index.js";
 import { REASON_LIMIT } from "../src/output.js";
-import { runCli } from "./helpers.js";
+import { runCli, startDecisionServer, startFakeTarget } from "./helpers.js";
 
 const SERVICES = ["entitlements", "webdata"] as const;
 const KEY = "fc-0123456789abcdef0123456789abcdef";
@@ -42,11 +42,9 @@ describe.each(SERVICES)("%s mock server", (service) => {
     const checks = listChecks(service, "schema");
     expect(run.passed).toEqual(checks.map((check) => `${check.operation}/${check.name}`));
     expect(run.out.at(-1)).toBe(`${checks.length} passed, 0 failed`);
-    expect(run.out.some((line) => line.startsWith("hint:"))).toBe(false);
 
     const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
     expect(report).toMatchObject({ service, level: "schema", passed: checks.length, failed: 0, failOn: "failure" });
-    expect(report.hint).toBeUndefined();
     const grouped = Object.entries(report.operations).flatMap(([operation, group]) => group.checks.map((check) => `${operation}/${check.check}`));
     expect(grouped.sort()).toEqual([...run.passed].sort());
   });
@@ -121,33 +119,59 @@ describe("result lines a terminal can show", () => {
   });
 });
 
-describe("a hint when most answers are not the API's, before the totals and in the report", () => {
-  const hintOf = async (service: string, baseUrl: string) => {
-    const reportFile = path.join(dir, `hint-${Math.random().toString(36).slice(2)}.json`);
-    const run = await runCli(["--service", service, "--base-url", baseUrl, "--api-key", KEY, "--report", reportFile]);
-    expect(run.code).toBe(1);
-    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
-    expect(run.out.at(-2)).toBe(report.hint);
-    return report.hint;
+describe("before any check: a target that does not answer as the API ends the run with one message (exit 2)", () => {
+  /** A run that must stop before its checks: its one message, with no check reported and no report written. */
+  const stopped = async (service: string, baseUrl: string, key = KEY) => {
+    const reportFile = path.join(dir, `stopped-${Math.random().toString(36).slice(2)}.json`);
+    const run = await runCli(["--service", service, "--base-url", baseUrl, "--api-key", key, "--report", reportFile]);
+    expect(run.code, run.out.join("\n")).toBe(2);
+    expect(run.out.filter((line) => /^(PASS|FAIL|WARN|SKIP|KNOWN) /.test(line))).toEqual([]);
+    expect(run.err).toHaveLength(1);
+    expect(existsSync(reportFile)).toBe(false);
+    expect([...run.out, ...run.err].join("\n")).not.toContain(key);
+    return run.err[0]!;
   };
 
   it("the port of the other API: its error shape names it", async () => {
-    expect(await hintOf("entitlements", mocks.webdata.url)).toMatch(/^hint: 52 of 52 answers are in the Web Data API's error shape: this port seems to serve the Web Data API, not the Entitlements API; .*--service webdata$/);
-    expect(await hintOf("webdata", mocks.entitlements.url)).toMatch(/are in the Entitlements API's error shape: this port seems to serve the Entitlements API, not the Web Data API/);
+    expect(await stopped("entitlements", mocks.webdata.url)).toMatch(/^contract-test: the target does not answer as the Entitlements API: POST \/v1\/balances\.check without a key was answered 404 application\/json, in the Web Data API's error shape: this port seems to serve the Web Data API, not the Entitlements API; .*--service webdata$/);
+    expect(await stopped("webdata", mocks.entitlements.url)).toMatch(/in the Entitlements API's error shape: this port seems to serve the Entitlements API, not the Web Data API/);
   });
 
   it("a base URL that ends in the version the API's paths already carry", async () => {
-    expect(await hintOf("entitlements", `${mocks.entitlements.url}/v1`)).toBe(
-      `hint: --base-url ends in /v1, but the Entitlements API's paths already carry their version (POST /v1/balances.check), so requests went to /v1/v1/balances.check; try --base-url ${mocks.entitlements.url}`,
+    expect(await stopped("entitlements", `${mocks.entitlements.url}/v1`)).toBe(
+      `contract-test: the target does not answer as the Entitlements API: --base-url ends in /v1, but the Entitlements API's paths already carry their version (POST /v1/balances.check), so requests went to /v1/v1/balances.check; try --base-url ${mocks.entitlements.url}`,
     );
-    expect(await hintOf("webdata", `${mocks.webdata.url}/v2/`)).toMatch(/^hint: --base-url ends in \/v2, .*try --base-url http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await stopped("webdata", `${mocks.webdata.url}/v2/`)).toMatch(/--base-url ends in \/v2, .*try --base-url http:\/\/127\.0\.0\.1:\d+$/);
   });
 
   it("the docs server: answers that are not JSON from a web page, named by its title", async () => {
-    expect(await hintOf("webdata", docs.url)).toMatch(/^hint: 36 of 36 answers are not JSON, and http:\/\/127\.0\.0\.1:\d+ serves a web page \("API reference: Entitlements API and Web Data API"\): this looks like a web site such as the docs server, not the Web Data API \(its mock listens on 4010 by default\)$/);
+    expect(await stopped("webdata", docs.url)).toMatch(/^contract-test: the target does not answer as the Web Data API: POST \/v2\/crawl without a key was answered \d+ [^,]+, and http:\/\/127\.0\.0\.1:\d+ serves a web page \("API reference: Entitlements API and Web Data API"\): this looks like a web site such as the docs server, not the Web Data API \(its mock listens on 4010 by default\)$/);
   });
 
-  it("a prefix the base URL lacks: most answers 404", async () => {
-    expect(await hintOf("webdata", `${mocks.webdata.url}/api`)).toMatch(/^hint: 36 of 36 answers are 404: no Web Data API operation seems to be served at these paths .*put the prefix in --base-url/);
+  it("a prefix the base URL lacks: a 404 where the API answers", async () => {
+    expect(await stopped("webdata", `${mocks.webdata.url}/api`)).toMatch(/^contract-test: the target does not answer as the Web Data API: POST \/v2\/crawl without a key was answered 404 application\/json: no Web Data API operation seems to be served at this path; .*put the prefix in --base-url/);
+  });
+
+  it("a server of something else: a page that is not JSON", async () => {
+    const other = await startFakeTarget((_req, res) => void res.writeHead(200, { "content-type": "text/plain" }).end("hello"));
+    try {
+      expect(await stopped("webdata", other.url)).toMatch(/POST \/v2\/crawl without a key was answered 200 text\/plain, not JSON: --base-url does not seem to serve the Web Data API$/);
+      expect(other.requests).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a key the target refuses: one message naming where the key comes from, never the key", async () => {
+    const server = await startDecisionServer("webdata", { keys: ["fc-the0right0key0000000000000000000"] });
+    try {
+      expect(await stopped("webdata", server.url)).toBe("contract-test: the target refuses the API key: POST /v2/crawl carrying it was answered 401; check --api-key (or CONTRACT_API_KEY, or api_keys.webdata in the fixtures)");
+      // One request without the key, one with it: nothing else.
+      expect(server.requests).toBe(2);
+      const right = await runCli(["--service", "webdata", "--base-url", server.url, "--api-key", "fc-the0right0key0000000000000000000", "--level", "http", "--timeout", "3000"]);
+      expect(right.code, right.err.join("\n")).toBe(0);
+    } finally {
+      await server.close();
+    }
   });
 });

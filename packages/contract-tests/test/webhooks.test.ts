@@ -76,7 +76,7 @@ describe("the webhook stage against the mock", () => {
     expect(bad.err.join("\n")).toMatch(/must be host:port/);
     const none = await runCli(["--service", "entitlements", "--base-url", mock.url, "--api-key", "am_sk_test_1", "--level", "webhooks"]);
     expect(none.code).toBe(2);
-    expect(none.err.join("\n")).toMatch(/no operation of entitlements takes a webhook in its requests/);
+    expect(none.err.join("\n")).toMatch(/no selected operation of entitlements takes a webhook in its requests/);
   });
 
   it("--webhook-receiver and --webhook-url say where the receiver listens and what the target calls", async () => {
@@ -123,7 +123,7 @@ async function startFaultTarget(): Promise<FakeTarget & { fault: Fault }> {
       return;
     }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ success: true, id, url: `http://127.0.0.1/v2/crawl/${id}` }));
-    const subscription = webhookSubscription(document, { method: "POST", path: "/v2/crawl" }, body);
+    const subscription = webhookSubscription(document, { method: "POST", path: "/v2/crawl" }, body, "webhook");
     if (!subscription || fault === "silent") return;
     const asked =
       fault === "ignores-events"
@@ -190,7 +190,7 @@ describe("the webhook stage against targets that break the contract", () => {
     expect(run.code).toBe(1);
     const text = run.out.join("\n");
     expect(text).toMatch(reason);
-    expect(text).toMatch(/started with: curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/v2\/crawl' -H "Authorization: Bearer \$API_KEY" -H 'Content-Type: application\/json' --data-raw '\{"url":"https:\/\/example\.com","limit":2,"webhook":\{"url":"http:\/\/127\.0\.0\.1:\d+\//);
+    expect(text).toMatch(/started with: curl -sS 'http:\/\/127\.0\.0\.1:\d+\/v2\/crawl' -H "Authorization: Bearer \$API_KEY" -H 'Content-Type: application\/json' --data-raw '\{"url":"https:\/\/example\.com","limit":2,"webhook":\{"url":"http:\/\/127\.0\.0\.1:\d+\//);
     expect(text).toMatch(/ received: #1 \+0 ms crawl\.\w+/);
     const report = JSON.parse(readFileSync(reportPath, "utf8"));
     const result = report.operations.startCrawl.checks.find((c: { check: string }) => c.check === check);
@@ -275,7 +275,7 @@ describe("the webhook stage against targets that break the contract", () => {
 
 describe("judgeJob", () => {
   const kind = { events: ["crawl.started", "crawl.page", "crawl.completed"], first: "crawl.started", last: "crawl.completed" };
-  const subscription = webhookSubscription(document, { method: "POST", path: "/v2/crawl" }, { webhook: "http://127.0.0.1/hook" })!;
+  const subscription = webhookSubscription(document, { method: "POST", path: "/v2/crawl" }, { webhook: "http://127.0.0.1/hook" }, "webhook")!;
   const id = randomUUID();
   const call = (type: string, at: number) => {
     const { payload } = jobEventCall(subscription, { type, id, success: true, data: type === "crawl.page" ? [{ metadata: {} }] : [] });

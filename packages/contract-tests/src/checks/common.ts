@@ -1,7 +1,13 @@
+// The checks every API gets from its description and its facts, and the pieces the API-specific
+// checks are written with. A check that expects a refusal asks the API's decision (contract-core's)
+// what the request it sent must get: no key, another scheme, a key never issued, malformed JSON, a
+// body or a parameter that breaks a rule.
 import type { CallOptions } from "../http.js";
 import type { Contract } from "../judge.js";
+import type { Fixtures } from "../fixtures.js";
 import { viewOf, type SchemaView } from "../generate/schema-view.js";
-import { expectAnswer, fail, requireAnswer, type Check, type CheckContext, type Level } from "./types.js";
+import { exampleOf, incomingOf, type GeneratedRequest } from "../generate/arbitraries.js";
+import { expectAnswer, expectDecided, fail, requireAnswer, type Check, type CheckContext, type Hints, type Level } from "./types.js";
 
 type Options = (ctx: CheckContext) => CallOptions | Promise<CallOptions>;
 type Body = Record<string, unknown>;
@@ -24,15 +30,12 @@ export function successCheck(operation: string, what: string, options: Options, 
 }
 
 export function statusCheck(operation: string, name: string, level: Level, status: number | "2xx", what: string, options: Options): Check {
-  return {
-    operation,
-    name,
-    level,
-    what,
-    async run(ctx) {
-      return expectAnswer(await ctx.caller.call(operation, await options(ctx)), status);
-    },
-  };
+  return handCheck(operation, name, level, what, async (ctx) => expectAnswer(await ctx.caller.call(operation, await options(ctx)), status));
+}
+
+/** A request the API refuses: its answer must be the one the API's decision gives it (see `expectDecided`). */
+export function refusalCheck(operation: string, name: string, level: Level, what: string, options: Options): Check {
+  return handCheck(operation, name, level, what, async (ctx) => expectDecided(ctx, await ctx.caller.call(operation, await options(ctx))));
 }
 
 /**
@@ -42,33 +45,32 @@ export function statusCheck(operation: string, name: string, level: Level, statu
 export function unknownIdCheck(operation: string, name: string, what: string, options: Options, documented: { member: string; value: string }): Check {
   const { member, value } = documented;
   const status = 404;
-  return {
-    operation,
-    name,
-    level: "schema",
-    what: `${what} gives ${status} with the documented body (${member} ${JSON.stringify(value)} at behavior level)`,
-    async run(ctx) {
-      const call = await options(ctx);
-      const result = await ctx.caller.call(operation, { ...call, headers: { ...call.headers, ...preferStatus(status) } });
-      const outcome = expectAnswer(result, status);
-      if (!outcome.ok || ctx.level !== "behavior") return outcome;
-      const said = requireAnswer(result, status, what)[member];
-      return said === value ? outcome : fail(`expected ${member} ${JSON.stringify(value)}, got ${JSON.stringify(said)}`);
-    },
-  };
+  return handCheck(operation, name, "schema", `${what} gives ${status} with the documented body (${member} ${JSON.stringify(value)} at behavior level)`, async (ctx) => {
+    const call = await options(ctx);
+    const result = await ctx.caller.call(operation, { ...call, headers: { ...call.headers, ...preferStatus(status) } });
+    const outcome = expectAnswer(result, status);
+    if (!outcome.ok || ctx.level !== "behavior") return outcome;
+    const said = requireAnswer(result, status, what)[member];
+    return said === value ? outcome : fail(`expected ${member} ${JSON.stringify(value)}, got ${JSON.stringify(said)}`);
+  });
 }
 
-/** 401 with the documented body without credentials and with a foreign scheme; with an unknown key at behaviour level. */
-export function authChecks(operation: string, options: Options): Check[] {
-  const withAuth = (auth: CallOptions["auth"]): Options => async (ctx) => ({ ...(await options(ctx)), auth });
+/** A query or header value outside the parameter's schema gets the API's refusal, on top of a request it serves. */
+export function badParameterCheck(contract: Contract, operation: string, location: "query" | "header", param: string, value: string, base: Options = () => ({})): Check[] {
+  const schema = contract.parameter(operation, location, param);
+  if (!schema || contract.accepts(schema, value)) return [];
+  const where = location === "query" ? "query" : "headers";
   return [
-    statusCheck(operation, "auth-missing", "schema", 401, "no Authorization header gives 401 with the documented body", withAuth("none")),
-    statusCheck(operation, "auth-wrong-scheme", "schema", 401, "a Basic instead of a Bearer credential gives 401 with the documented body", withAuth("wrong-scheme")),
-    statusCheck(operation, "auth-unknown-key", "behavior", 401, "a Bearer key the server never issued gives 401 with the documented body", withAuth("invalid-key")),
+    refusalCheck(operation, `${location}-invalid-${param}`, "schema", `${location} ${param}: ${value} gets the API's refusal with the documented body`, async (ctx) => {
+      const valid = await base(ctx);
+      return { ...valid, [where]: { ...valid[where], [param]: value } };
+    }),
   ];
 }
 
-interface Mutation {
+const callOf = ({ path, query, headers, body }: GeneratedRequest): CallOptions => ({ path, query, headers, ...(body === undefined ? {} : { body }) });
+
+interface BodyMutation {
   name: string;
   what: string;
   apply(body: Body): Body;
@@ -87,101 +89,66 @@ const WRONG_VALUE_FOR_TYPE: Record<string, unknown> = {
 const firstType = (member: SchemaView) => member.types?.find((type) => type !== "null");
 
 /**
- * Derives invalid bodies from the request schema: each required member dropped, one member of
- * the wrong type, one enum member with a value outside the enum, and an unknown member when the
- * schema forbids extra members. A derived body that the schema would still accept is discarded,
- * so every remaining check sends a body the contract says must be refused.
+ * Bodies that break the request schema once: each required member dropped, one member of the wrong
+ * type, one enum member outside its enum, and an unknown member when the schema forbids them.
  */
-export function invalidBodyChecks(contract: Contract, operation: string, validBody: (ctx: CheckContext | undefined) => Body, unknownMember: string): Check[] {
-  const request = contract.requestBodySchema(operation);
-  if (!request) return [];
+function bodyMutations(contract: Contract, pointer: string): BodyMutation[] {
   // Top-level members, those declared in `allOf` branches included.
-  const { properties, required, closed } = viewOf(contract.doc, [request]);
+  const { properties, required, closed } = viewOf(contract.doc, [pointer]);
   const member = (key: string) => viewOf(contract.doc, properties.get(key) ?? []);
-  const mutations: Mutation[] = [];
-  for (const key of required) {
-    mutations.push({
-      name: `missing-${key}`,
-      what: `a body without the required member ${key} gives 400 with the documented body`,
-      apply: ({ [key]: _dropped, ...rest }) => rest,
-    });
-  }
+  const mutations: BodyMutation[] = [...required].map((key) => ({ name: `missing-${key}`, what: `a body without the required member ${key}`, apply: ({ [key]: _dropped, ...rest }: Body) => rest }));
   const typed = [...required, ...properties.keys()].find((key) => (firstType(member(key)) ?? "") in WRONG_VALUE_FOR_TYPE);
-  if (typed) {
-    const wrong = WRONG_VALUE_FOR_TYPE[firstType(member(typed))!];
-    mutations.push({
-      name: `wrong-type-${typed}`,
-      what: `${typed} of the wrong type gives 400 with the documented body`,
-      apply: (body) => ({ ...body, [typed]: wrong }),
-    });
-  }
+  if (typed) mutations.push({ name: `wrong-type-${typed}`, what: `${typed} of the wrong type`, apply: (body) => ({ ...body, [typed]: WRONG_VALUE_FOR_TYPE[firstType(member(typed))!] }) });
   const enumerated = [...properties.keys()].find((name) => member(name).enum?.some((value) => typeof value === "string"));
-  if (enumerated) {
-    mutations.push({
-      name: `bad-enum-${enumerated}`,
-      what: `${enumerated} outside its enum gives 400 with the documented body`,
-      apply: (body) => ({ ...body, [enumerated]: "not-a-documented-value" }),
-    });
-  }
-  if (closed) {
-    mutations.push({
-      name: "unknown-member",
-      what: `an undocumented member (${unknownMember}) gives 400, as the contract forbids extra members`,
-      apply: (body) => ({ ...body, [unknownMember]: true }),
-    });
-  }
-  const sample = validBody(undefined);
-  return mutations
-    .filter((mutation) => !contract.accepts(request, mutation.apply(sample)))
-    .map((mutation) => ({
-      operation,
-      name: `invalid-body-${mutation.name}`,
-      level: "schema" as const,
-      what: mutation.what,
-      async run(ctx: CheckContext) {
-        return expectAnswer(await ctx.caller.call(operation, { body: mutation.apply(validBody(ctx)) }), 400);
-      },
-    }));
-}
-
-/** A body that is not JSON at all gives 400 with the documented body. */
-export function malformedJsonCheck(operation: string): Check {
-  return statusCheck(operation, "malformed-json", "schema", 400, "a body that is not valid JSON gives 400 with the documented body", () => ({
-    rawBody: '{"truncated": ',
-  }));
+  if (enumerated) mutations.push({ name: `bad-enum-${enumerated}`, what: `${enumerated} outside its enum`, apply: (body) => ({ ...body, [enumerated]: "not-a-documented-value" }) });
+  if (closed) mutations.push({ name: "unknown-member", what: "an undocumented member (unknown_member), which the contract forbids,", apply: (body) => ({ ...body, unknown_member: true }) });
+  return mutations;
 }
 
 /**
- * A query or header value outside the parameter's schema gives 400. At behaviour level the error
- * body must also carry `code` when one is given (a mock only knows the documented examples).
+ * The checks every API gets, per operation, on top of a small request it serves (made from its
+ * description; the fixtures' values where `hints` name them): without a key, with another scheme, with
+ * a key never issued (behaviour level), a body that is not JSON, bodies that break the schema once,
+ * and a bad value of each parameter the facts check early with a refusal of its own. Each is made
+ * only where the API's decision refuses the request, and expects the answer that decision gives.
  */
-export function badParameterCheck(
-  contract: Contract,
-  operation: string,
-  location: "query" | "header",
-  param: string,
-  value: string,
-  { base = () => ({}), code }: { base?: Options; code?: string } = {},
-): Check[] {
-  const schema = contract.parameter(operation, location, param);
-  if (!schema || contract.accepts(schema, value)) return [];
-  return [
-    {
-      operation,
-      name: `${location}-invalid-${param}`,
-      level: "schema",
-      what: `${location} ${param}: ${value} gives 400 with the documented body${code ? ` (code ${code} at behavior level)` : ""}`,
-      async run(ctx) {
-        const valid = await base(ctx);
-        const result = await ctx.caller.call(
-          operation,
-          location === "query" ? { ...valid, query: { ...valid.query, [param]: value } } : { ...valid, headers: { ...valid.headers, [param]: value } },
-        );
-        const outcome = expectAnswer(result, 400);
-        if (!outcome.ok || !code || ctx.level !== "behavior") return outcome;
-        const body = requireAnswer(result, 400, `${param}: ${value}`);
-        return body.code === code ? outcome : fail(`expected code ${code}, got ${JSON.stringify(body.code)}`);
-      },
-    },
-  ];
+export function genericChecks(contract: Contract, hints: (fixtures: Fixtures | undefined) => Hints): Check[] {
+  const checks: Check[] = [];
+  const { core } = contract;
+  for (const operation of contract.listOperations()) {
+    const base = exampleOf(contract, operation);
+    const incoming = incomingOf(operation, base);
+    const refused = (change: Partial<typeof incoming>) => core.refusalOf(core.decide({ ...incoming, ...change }));
+    const on = (change: (request: GeneratedRequest) => CallOptions) => (ctx: CheckContext) => change(exampleOf(contract, operation, hints(ctx.fixtures)));
+    const check = (name: string, level: Level, what: string, status: number, change: (request: GeneratedRequest) => CallOptions) =>
+      checks.push(refusalCheck(operation.operationId, name, level, `${what} gives ${status} with the documented body`, on(change)));
+    const { authorization: _key, ...keyless } = incoming.headers;
+    const unauthorized = core.decide({ ...incoming, headers: keyless }).refusal?.kind === "unauthorized";
+    if (unauthorized) {
+      const status = refused({ headers: keyless })!.status;
+      check("auth-missing", "schema", "no Authorization header", status, (request) => ({ ...callOf(request), auth: "none" }));
+      check("auth-wrong-scheme", "schema", "a Basic instead of a Bearer credential", status, (request) => ({ ...callOf(request), auth: "wrong-scheme" }));
+      check("auth-unknown-key", "behavior", "a Bearer key the server never issued", status, (request) => ({ ...callOf(request), auth: "invalid-key" }));
+    }
+    const bodySchema = contract.requestBodySchema(operation.operationId);
+    if (bodySchema) {
+      const json = { ...incoming.headers, "content-type": "application/json" };
+      const malformed = refused({ body: '{"truncated": ', headers: json });
+      if (malformed) check("malformed-json", "schema", "a body that is not valid JSON", malformed.status, (request) => ({ ...callOf(request), rawBody: '{"truncated": ' }));
+      const body = (base.body ?? {}) as Body;
+      for (const mutation of bodyMutations(contract, bodySchema)) {
+        const answer = refused({ body: JSON.stringify(mutation.apply(body)), headers: json });
+        if (answer) check(`invalid-body-${mutation.name}`, "schema", mutation.what, answer.status, (request) => ({ ...callOf(request), body: mutation.apply((request.body ?? {}) as Body) }));
+      }
+    }
+    for (const early of core.api.requests.checks) {
+      if (typeof early !== "object") continue;
+      for (const named of early.parameters) {
+        const [location, name] = named.split(" ", 2) as ["header" | "query", string];
+        const parameter = operation.parameters.find((p) => p.in === location && p.name.toLowerCase() === name.toLowerCase());
+        if (parameter) checks.push(...badParameterCheck(contract, operation.operationId, location, parameter.name, "not-a-valid-value", on(callOf)));
+      }
+    }
+  }
+  return checks;
 }

@@ -3,16 +3,8 @@ import { isObject } from "@api-contracts/contract-core";
 import { createEntitlementsClient } from "@api-contracts/entitlements-client";
 import type { Contract } from "../judge.js";
 import type { EntitlementsFixtures } from "../fixtures.js";
-import {
-  authChecks,
-  badParameterCheck,
-  handCheck,
-  invalidBodyChecks,
-  malformedJsonCheck,
-  unknownIdCheck,
-  successCheck,
-} from "./common.js";
-import { CheckFailure, expectAnswer, fail, pass, requireAnswer, type Check, type CheckContext, type KitApi } from "./types.js";
+import { handCheck, unknownIdCheck, successCheck } from "./common.js";
+import { CheckFailure, expectAnswer, fail, pass, requireAnswer, snippet, type Check, type CheckContext, type KitApi } from "./types.js";
 
 /** Ids used at schema level when no fixtures are given: a spec-faithful mock accepts any id. */
 const PLACEHOLDER: EntitlementsFixtures = {
@@ -62,13 +54,9 @@ function entitlementsChecks(contract: Contract): Check[] {
     ...TRACK_OPERATIONS.map((operation) => ({ operation, what: "tracking one unit of a metered feature answers as documented", extra: { value: 1 } })),
   ];
   for (const { operation, what, extra } of customerOperations.filter(({ operation }) => known.has(operation))) {
-    const valid = (ctx: CheckContext | undefined): Body => ({ customer_id: entitlementsIds(ctx).customer_id, feature_id: entitlementsIds(ctx).metered_feature_id, ...extra });
+    const valid = (ctx: CheckContext): Body => ({ customer_id: entitlementsIds(ctx).customer_id, feature_id: entitlementsIds(ctx).metered_feature_id, ...extra });
     checks.push(
       successCheck(operation, what, (ctx) => ({ body: valid(ctx) })),
-      ...authChecks(operation, (ctx) => ({ body: valid(ctx) })),
-      ...invalidBodyChecks(contract, operation, valid, "unknown_member"),
-      malformedJsonCheck(operation),
-      ...badParameterCheck(contract, operation, "header", "x-api-version", "not-a-version", { base: (ctx) => ({ body: valid(ctx) }), code: "invalid_api_version" }),
       unknownIdCheck(
         operation,
         "unknown-customer",
@@ -83,16 +71,12 @@ function entitlementsChecks(contract: Contract): Check[] {
   }
 
   if (known.has("finalizeLock")) {
-    const valid = (): Body => ({ lock_id: `lock_${randomUUID()}`, action: "release" });
     checks.push(
       handCheck("finalizeLock", "success", "schema", "releasing a lock placed by a check answers as documented", async (ctx) => {
         const lockId = `lock_${randomUUID()}`;
         await check(ctx, { feature_id: entitlementsIds(ctx).metered_feature_id, lock: { lock_id: lockId, enabled: true } }, "placing the lock");
         return expectAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), "2xx");
       }),
-      ...authChecks("finalizeLock", () => ({ body: valid() })),
-      ...invalidBodyChecks(contract, "finalizeLock", valid, "unknown_member"),
-      malformedJsonCheck("finalizeLock"),
     );
   }
 
@@ -225,48 +209,43 @@ function behaviorChecks(): Check[] {
       if (after !== before - 3) return fail(`balance was ${before} before the lock and ${after} after confirm; expected ${before - 3}`);
       return pass(`balance went from ${before} to ${after}`);
     }),
-    behavior("finalizeLock", "unknown-lock", "finalizing a lock id the server never issued gives 400 invalid_request", async (ctx) => {
+    behavior("finalizeLock", "unknown-lock", "finalizing a lock id the server never issued gives the refusal the facts document for it", async (ctx) => {
       const result = await ctx.caller.call("finalizeLock", { body: { lock_id: `lock_unknown_${randomUUID()}`, action: "confirm" } });
-      const body = requireAnswer(result, 400, "finalize of an unknown lock");
-      if (body.code !== "invalid_request") return fail(`expected code invalid_request, got ${JSON.stringify(body.code)}`);
-      return pass("400 invalid_request");
+      requireAnswer(result, 400, "finalize of an unknown lock");
+      const why = ctx.contract.core.stateRefusal("finalizeLock", { status: result.exchange.status, body: result.body });
+      return why ? pass(`400: ${why}`) : fail(`expected the refusal of a lock no one holds, got ${snippet(result.exchange.bodyText)}`);
     }),
   ];
 }
 
-const codeOf = (body: unknown): unknown => (typeof body === "object" && body !== null ? (body as Body).code : undefined);
+/** The features the checks of a level name: the metered one at schema level, every one at behaviour level. */
+function featuresOf(ids: EntitlementsFixtures, level: CheckContext["level"]): Array<[string, string]> {
+  const all: Array<[string, string]> = [["metered_feature_id", ids.metered_feature_id], ["boolean_feature_id", ids.boolean_feature_id], ["unlimited_feature_id", ids.unlimited_feature_id], ["denied_feature_id", ids.denied_feature_id]];
+  return level === "behavior" ? all : all.slice(0, 1);
+}
 
-/** The kit's entry for the Entitlements API: its client, its checks, and what generation knows of it. */
+/** The kit's entry for the Entitlements API: its client, its checks, and what its fixtures name. */
 export const entitlements: KitApi = {
+  name: "entitlements",
   client: createEntitlementsClient,
   checks: entitlementsChecks,
-  generation: {
-    hints(fixtures) {
-      const ids = entitlementsIds({ fixtures });
-      return {
-        customer_id: [ids.customer_id],
-        feature_id: [ids.metered_feature_id, ids.boolean_feature_id, ids.unlimited_feature_id, ids.denied_feature_id],
-      };
-    },
-    stateRefusal(operation, request, answer, fixtures, source) {
-      if (answer.status !== 400) return undefined;
-      const body = (request.body ?? {}) as Body;
-      const code = codeOf(answer.body);
-      if ((CHECK_OPERATIONS as readonly string[]).includes(operation) && (code === "invalid_inputs" || code === "invalid_request")) {
-        // The fixtures promise only the metered feature to be consumable.
-        const consumable = body.feature_id === entitlementsIds({ fixtures }).metered_feature_id;
-        if (!consumable && (body.send_event === true || body.lock !== undefined)) {
-          return "CheckBadRequest documents invalid_request for send_event or a lock on a boolean feature and invalid_inputs for a lock on another non-consumable feature";
-        }
-      }
-      if (operation === "finalizeLock" && code === "invalid_request") {
-        const allowedCheck = source !== undefined && (source.answer.body as Body | null)?.allowed === true;
-        // A lock whose expires_at had already passed was never live, whatever the check answered.
-        const expiresAt = ((source?.request.body as Body | undefined)?.lock as Body | undefined)?.expires_at;
-        const expired = typeof expiresAt === "number" && expiresAt <= Date.now();
-        if (!allowedCheck || expired) return "FinalizeBadRequest documents invalid_request when no live lock has the lock_id";
-      }
-      return undefined;
-    },
+  hints(fixtures) {
+    const ids = entitlementsIds({ fixtures });
+    return {
+      customer_id: [ids.customer_id],
+      feature_id: [ids.metered_feature_id, ids.boolean_feature_id, ids.unlimited_feature_id, ids.denied_feature_id],
+    };
+  },
+  async preflight(ctx) {
+    const ids = entitlementsIds(ctx);
+    const from = ctx.fixtures?.entitlements ? "in the fixtures" : "the kit's placeholder: no --fixtures given";
+    const fix = "pass --fixtures with ids it holds (contract-test init --service entitlements writes a file to fill in)";
+    for (const [member, feature] of featuresOf(ids, ctx.level)) {
+      const result = await ctx.caller.call("checkAccess", { body: { customer_id: ids.customer_id, feature_id: feature } });
+      const code = result.exchange.status === 404 ? ctx.contract.core.codeOf(result.body) : undefined;
+      if (code === "customer_not_found") return `the target holds no customer ${JSON.stringify(ids.customer_id)} (customer_id, ${from}): ${fix}`;
+      if (code === "feature_not_found") return `the target holds no feature ${JSON.stringify(feature)} (${member}, ${from}): ${fix}`;
+    }
+    return undefined;
   },
 };

@@ -1,10 +1,9 @@
-import type { CoverageRecorder } from "@api-contracts/contract-core";
+import { curlCommand, fillPath, queryString, type ApiContract, type CoverageRecorder, type ErrorReply } from "@api-contracts/contract-core";
 import type { Caller, CallResult, ClientFactory } from "../http.js";
 import type { Contract } from "../judge.js";
 import type { Fixtures } from "../fixtures.js";
 import type { WireTarget } from "../probes/wire.js";
 import type { GeneratedRequest } from "../generate/arbitraries.js";
-import type { GenerationProfile } from "../generate/profiles.js";
 
 /**
  * `schema` and `behavior` speak through the generated clients; `http` sends raw bytes; `webhooks`
@@ -65,6 +64,8 @@ export interface CheckContext {
   deadlineAt: number;
   /** The base URL as reproductions may print it. */
   shownBaseUrl: string;
+  /** Headers sent with every request (`--header`), which reproductions carry too. */
+  headers: Record<string, string>;
 }
 
 /**
@@ -86,11 +87,25 @@ export interface Check {
   run(ctx: CheckContext): Promise<Outcome>;
 }
 
-/** What the kit knows of one API beyond its description: the client it speaks through, its own checks, and how generation fills and reads its requests. */
+/** Real values for members and parameters, by name (ids from the fixtures). */
+export type Hints = Record<string, string[]>;
+
+/**
+ * What the kit knows of one API beyond its description and its facts: the typed client it speaks
+ * through, its own checks, the real values its fixtures give, and how to tell that the target holds
+ * them. An API without any of it gets the kit's generic checks alone.
+ */
 export interface KitApi {
-  client: ClientFactory;
-  checks(contract: Contract): Check[];
-  generation: GenerationProfile;
+  /** The API's name in contract-core's registry. */
+  name: string;
+  client?: ClientFactory;
+  checks?(contract: Contract): Check[];
+  hints?(fixtures: Fixtures | undefined): Hints;
+  /**
+   * Run before the checks at the levels that use the fixtures: why the target cannot serve the
+   * checks of these operations (an id of the fixtures it does not hold), or undefined.
+   */
+  preflight?(ctx: CheckContext, operations: ReadonlySet<string>): Promise<string | undefined>;
 }
 
 export const pass = (reason: string): Outcome => ({ ok: true, reason });
@@ -116,6 +131,50 @@ export function expectAnswer(result: CallResult, expected: number | number[] | "
     return fail(`expected ${want}, got ${status}: ${snippet(exchange.bodyText)}`);
   }
   return verdict.ok ? pass(verdict.reason) : fail(verdict.reason);
+}
+
+/** Refusals a conforming client acts on alike (fix the request; check the credentials; the thing is not there). */
+const HANDLED_ALIKE: readonly (readonly number[])[] = [
+  [400, 422],
+  [401, 403],
+  [404, 410],
+];
+
+/**
+ * How an answer misses the refusal the API's decision expects; undefined when it gives it. A client
+ * that follows the contract acts on the status (fix the request, retry later, treat the request as
+ * already done on a 409, re-authenticate, shrink the body) and on the error code where the API has
+ * one: another status it acts on alike is no harm, any other status or another code is.
+ */
+export function refusalMiss(contract: ApiContract, expected: ErrorReply, answer: { status: number; body: unknown }): string | undefined {
+  const alike = answer.status === expected.status || HANDLED_ALIKE.some((group) => group.includes(answer.status) && group.includes(expected.status));
+  if (!alike) return `expected ${expected.status}, got ${answer.status}`;
+  const [code, given] = [contract.codeOf(expected.body), contract.codeOf(answer.body)];
+  return code !== undefined && given !== code ? `expected code ${code}, got ${JSON.stringify(given ?? null)}` : undefined;
+}
+
+/**
+ * The answer must be the one the API's decision gives the request as it was sent: its refusal (the
+ * status, and the code where the API's error body carries one) with the documented body, or, for a
+ * request the API serves, a documented 2xx.
+ */
+export function expectDecided(ctx: Pick<CheckContext, "caller" | "contract">, result: CallResult): Outcome {
+  const expected = ctx.caller.refusalFor(result.request);
+  if (!expected) return expectAnswer(result, "2xx");
+  const { verdict, exchange } = result;
+  // What the answer breaks comes first, unless it is another status than the refusal's: then that is the news.
+  if (!verdict.ok && (exchange.status === expected.status || /is not documented for|is not an operation/.test(verdict.reason))) return fail(verdict.reason);
+  const miss = refusalMiss(ctx.contract.core, expected, { status: exchange.status, body: result.body });
+  if (miss) return fail(`${miss}: ${snippet(exchange.bodyText)}`);
+  return verdict.ok ? pass(verdict.reason) : fail(verdict.reason);
+}
+
+/** A `curl` command that sends a request again, with the run's headers; the key is `$API_KEY`. */
+export function curlOf(ctx: Pick<CheckContext, "shownBaseUrl" | "headers">, operation: { method: string; path: string }, request: Omit<GeneratedRequest, "body"> & { body?: unknown }): string {
+  const body = request.body === undefined ? {} : { body: JSON.stringify(request.body) };
+  const headers = { ...ctx.headers, ...request.headers, ...(request.body === undefined ? {} : { "Content-Type": "application/json" }) };
+  const url = `${ctx.shownBaseUrl}${fillPath(operation.path, request.path)}${queryString(request.query)}`;
+  return curlCommand({ method: operation.method, url, headers, ...body }, { keyVariable: "API_KEY", quiet: true });
 }
 
 /** Like `expectAnswer`, but stops the check with a failure, and hands back the parsed body. */

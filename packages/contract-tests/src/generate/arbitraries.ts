@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { pathRegexProblem, type JsonObject, type OpenApiValidators, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
+import { describeProblem, fillPath, pathRegexProblem, queryString, type ApiContract, type IncomingRequest, type JsonObject, type OpenApiValidators, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
+import type { Contract } from "../judge.js";
 import { viewOf, withBranch, type SchemaView } from "./schema-view.js";
 
 /** A request as the generator makes it: every parameter as the string that goes on the wire. */
@@ -11,12 +12,19 @@ export interface GeneratedRequest {
 }
 
 export interface GeneratorContext {
+  /** The API's contract: its decision tells a valid request from one that breaks a rule. */
+  contract: ApiContract;
   document: JsonObject;
   validators: OpenApiValidators;
   /** The clock `x-rules` are judged by; the same one the validators use. */
   now: () => number;
   /** Real values for a member or parameter of this name (ids from the fixtures); undefined: none. */
   hints: (name: string) => readonly string[] | undefined;
+}
+
+/** What generation knows of an API: its contract (the process's, so that runs side by side compile each schema once) and real values by name. */
+export function generatorContext(contract: Contract, hints: Record<string, string[]> = {}): GeneratorContext {
+  return { contract: contract.core, document: contract.doc, validators: contract.validators, now: Date.now, hints: (name) => hints[name] };
 }
 
 /** Longest string made for a schema without `maxLength`: long enough to pass any limit a server may wrongly set. */
@@ -261,18 +269,25 @@ export function wireString(value: unknown): string {
   return typeof value === "string" ? value : Array.isArray(value) ? value.map(wireString).join(",") : JSON.stringify(value);
 }
 
-/** The concrete path of a generated request, variables encoded. */
-export function concretePath(template: string, path: Record<string, string>): string {
-  return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(path[name] ?? ""));
+/** A well-formed key of no one: the decision on a generated request takes any such key. */
+const ANY_KEY = "contract-test";
+
+/** A generated request as a server receives it from the kit's client: a JSON body, a well-formed key. */
+export function incomingOf(operation: Pick<WalkedOperation, "method" | "path">, request: GeneratedRequest): IncomingRequest {
+  const json = request.body === undefined ? undefined : { "content-type": "application/json" };
+  return {
+    method: operation.method,
+    target: `${fillPath(operation.path, request.path)}${queryString(request.query)}`,
+    headers: { ...request.headers, authorization: `Bearer ${ANY_KEY}`, ...json },
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+  };
 }
 
-/** The bundle's own verdict on a generated request: every problem, as contract-core words it. */
+/** What the API's decision says a generated request breaks (contract-core's wording); empty when the API serves it. */
 export function requestProblems(ctx: GeneratorContext, operation: WalkedOperation, request: GeneratedRequest): string[] {
-  const validate = ctx.validators.request(operation.method, operation.path).validate;
-  const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]));
-  return validate({ path: concretePath(operation.path, request.path), query: request.query, headers, body: request.body }).map(
-    (error) => `${error.in} ${error.path.join("/") || "(root)"} ${error.message}`,
-  );
+  const decision = ctx.contract.decide(incomingOf(operation, request));
+  if (decision.refusal) return decision.problems.map(describeProblem);
+  return decision.operation?.pointer === operation.pointer ? [] : [`path ${fillPath(operation.path, request.path)} is ${decision.operation?.operationId ?? "no operation"}'s`];
 }
 
 /**
@@ -293,7 +308,43 @@ export function candidateRequestArbitrary(ctx: GeneratorContext, operation: Walk
     .map(({ body: value, ...rest }) => (value === undefined ? rest : { ...rest, body: value }));
 }
 
-/** Requests the operation's description accepts: the candidates its validator (with `x-rules`) lets through. */
+/** Requests the API serves: the candidates its decision (the validators with `x-rules`, in the facts' order) lets through. */
 export function validRequestArbitrary(ctx: GeneratorContext, operation: WalkedOperation): fc.Arbitrary<GeneratedRequest> {
   return candidateRequestArbitrary(ctx, operation).filter((request) => requestProblems(ctx, operation, request).length === 0);
+}
+
+const examples = new WeakMap<Contract, Map<string, GeneratedRequest>>();
+
+/**
+ * A small request the API serves, the same every time (made once per process): one generated with a
+ * fixed seed, its optional parameters and body members left out while the API still serves it, and a
+ * member or parameter named like a hint given its first value where the API serves that too.
+ */
+export function exampleOf(contract: Contract, operation: WalkedOperation, hints: Record<string, string[]> = {}): GeneratedRequest {
+  let made = examples.get(contract);
+  if (!made) examples.set(contract, (made = new Map()));
+  const key = `${operation.pointer} ${JSON.stringify(hints)}`;
+  let request = made.get(key);
+  if (!request) made.set(key, (request = exampleRequest(generatorContext(contract, hints), operation)));
+  return request;
+}
+
+function exampleRequest(ctx: GeneratorContext, operation: WalkedOperation): GeneratedRequest {
+  const valid = (request: GeneratedRequest) => requestProblems(ctx, operation, request).length === 0;
+  let request = fc.sample(validRequestArbitrary(ctx, operation), { numRuns: 1, seed: 1 })[0]!;
+  const body = () => (typeof request.body === "object" && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : undefined);
+  const variants = function* (name: string, part: "path" | "query" | "headers" | "body"): Generator<GeneratedRequest> {
+    const values = part === "body" ? body()! : request[part];
+    const { [name]: _dropped, ...rest } = values;
+    if (part !== "path") yield part === "body" ? { ...request, body: rest } : { ...request, [part]: rest };
+    const hint = ctx.hints(name)?.[0];
+    if (hint !== undefined) yield part === "body" ? { ...request, body: { ...values, [name]: hint } } : { ...request, [part]: { ...values, [name]: hint } };
+  };
+  for (const part of ["path", "query", "headers", "body"] as const) {
+    for (const name of Object.keys((part === "body" ? body() : request[part]) ?? {})) {
+      const better = [...variants(name, part)].find(valid);
+      if (better) request = better;
+    }
+  }
+  return request;
 }

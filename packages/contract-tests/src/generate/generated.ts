@@ -1,12 +1,11 @@
 import fc from "fast-check";
-import { isObject, resolvePointer, type OpenApiValidators, type WalkedOperation } from "@api-contracts/contract-core";
+import { describeProblem, isObject, resolvePointer, type WalkedOperation } from "@api-contracts/contract-core";
 import { UnreachableError, type CallResult } from "../http.js";
 import type { Contract } from "../judge.js";
-import { snippet, type Check, type CheckContext, type Failure, type Outcome } from "../checks/types.js";
-import { requestProblems, validRequestArbitrary, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
-import { curlCommand } from "./curl.js";
+import type { Fixtures } from "../fixtures.js";
+import { curlOf, refusalMiss, snippet, type Check, type CheckContext, type Failure, type Hints, type Outcome } from "../checks/types.js";
+import { generatorContext, requestProblems, validRequestArbitrary, type GeneratedRequest } from "./arbitraries.js";
 import { mutationsOf, type Mutation } from "./mutations.js";
-import type { Answer, GenerationProfile, LinkSource } from "./profiles.js";
 import { reduceRequest } from "./reduce.js";
 
 export interface GenerationOptions {
@@ -56,52 +55,74 @@ function seedFor(seed: number, operation: string, check: string): number {
   return hash;
 }
 
-function answerOf(result: CallResult): Answer {
-  return { status: result.exchange.status, body: result.body };
+/** The operation a linked request came from, and what it answered. */
+interface LinkSource {
+  operation: string;
+  status: number;
 }
 
-/** Judges the answer to a request the description accepts; undefined when it passes. */
-function judgeValid(profile: GenerationProfile, ctx: CheckContext, operation: string, request: GeneratedRequest, result: CallResult, source?: LinkSource): string | undefined {
+/**
+ * Judges the answer to a request the API serves; undefined when it passes. A 400 passes only as a
+ * refusal the facts name as depending on the target's state (`stateRefusals`).
+ */
+function judgeValid(ctx: CheckContext, operation: string, result: CallResult, source?: LinkSource): string | undefined {
   const { status, bodyText } = result.exchange;
   if (status >= 500) return `a valid request got ${status}: ${snippet(bodyText)}`;
   if (!result.verdict.ok) return result.verdict.reason;
-  if (status === 400 && !profile.stateRefusal?.(operation, request, answerOf(result), ctx.fixtures, source)) {
+  if (status === 400 && !ctx.contract.core.stateRefusal(operation, { status, body: result.body })) {
     return `a request the description accepts was refused as invalid (400): ${snippet(bodyText)}`;
   }
-  if (source && source.answer.status < 300 && status === 404) return `the value ${source.operation}'s answer links to names nothing (404): ${snippet(bodyText)}`;
+  if (source && source.status < 300 && status === 404) return `the value ${source.operation}'s answer links to names nothing (404): ${snippet(bodyText)}`;
   return undefined;
 }
 
-/** Judges the answer to a request that breaks one constraint; undefined when it was refused as documented. */
-function judgeInvalid(problems: string[], result: CallResult): string | undefined {
+/**
+ * Judges the answer to a request that breaks one rule; undefined when it got the API's refusal: the
+ * status (or one a client acts on alike) and the code the decision gives the request as sent.
+ */
+function judgeInvalid(ctx: CheckContext, result: CallResult): string | undefined {
   const { status, bodyText } = result.exchange;
-  // The validator's words, not the mutation's: reducing the request may change what it breaks.
+  const decision = ctx.caller.decide(result.request);
+  const expected = ctx.contract.core.refusalOf(decision);
+  if (!expected) return undefined;
+  const problems = decision.problems.map(describeProblem);
+  // The decision's words, not the mutation's: reducing the request may change what it breaks.
   const broke = `the request breaks ${problems.length === 1 ? "one rule" : `${problems.length} rules`}: ${problems[0] ?? "(none)"}`;
   // An accepted request's answer (a new id, say) differs every time: it is not part of what failed.
-  if (status < 400) return `expected a documented 4xx refusal, got ${status} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
-  if (status >= 500 || status === 401) return `expected a documented 4xx refusal, got ${status}: ${snippet(bodyText)} ${SEPARATOR} ${broke}`;
+  if (status < 400) return `expected ${expected.status}, got ${status} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
+  if (status >= 500) return `expected ${expected.status}, got ${status}: ${snippet(bodyText)} ${SEPARATOR} ${broke}`;
+  if (!result.verdict.ok && status === expected.status) return `${result.verdict.reason} ${SEPARATOR} ${broke}`;
+  const miss = refusalMiss(ctx.contract.core, expected, { status, body: result.body });
+  if (miss) return `${miss} ${SEPARATOR} ${broke} ${SEPARATOR} answer: ${snippet(bodyText)}`;
   if (!result.verdict.ok) return `${result.verdict.reason} ${SEPARATOR} ${broke}`;
   return undefined;
 }
 
 /**
- * One mutation, chosen first by where and which kind of rule it breaks, then among those: a large
- * body offers many more places to break than a header does, and each kind should get its turn.
+ * One mutation that breaks the request, chosen first by where and which kind of rule it breaks,
+ * then among those: a large body offers many more places to break than a header does, and each kind
+ * should get its turn. Candidates are judged (`invalid`) only as they are chosen: the first that the
+ * API refuses, from the pick on.
  */
-function pickMutation(mutations: Mutation[], pick: number): Mutation | null {
+function pickMutation(mutations: Mutation[], pick: number, invalid: (request: GeneratedRequest) => boolean): Mutation | null {
   const groups = new Map<string, Mutation[]>();
   for (const mutation of mutations) {
     const key = `${mutation.where.split(" ")[0]} ${mutation.kind}`;
     groups.set(key, [...(groups.get(key) ?? []), mutation]);
   }
   const lists = [...groups.values()];
-  if (lists.length === 0) return null;
-  const group = lists[pick % lists.length]!;
-  return group[Math.floor(pick / lists.length) % group.length]!;
+  for (let turn = 0; turn < lists.length; turn++) {
+    const group = lists[(pick + turn) % lists.length]!;
+    for (let offset = 0; offset < group.length; offset++) {
+      const mutation = group[(Math.floor(pick / lists.length) + offset) % group.length]!;
+      if (invalid(mutation.request)) return mutation;
+    }
+  }
+  return null;
 }
 
 /** A runtime expression of a link (`$request.body#/lock/lock_id`, `$response.body#/id`), or a constant. */
-function evaluate(expression: unknown, request: GeneratedRequest, answer: Answer): unknown {
+function evaluate(expression: unknown, request: GeneratedRequest, answer: { body: unknown }): unknown {
   if (isObject(expression)) return Object.fromEntries(Object.entries(expression).map(([k, v]) => [k, evaluate(v, request, answer)]));
   if (typeof expression !== "string" || !expression.startsWith("$")) return expression;
   const body = /^\$(request|response)\.body(?:#(.*))?$/.exec(expression);
@@ -133,7 +154,7 @@ function linksOf(operation: WalkedOperation, operations: WalkedOperation[]): Lin
 }
 
 /** The request a link makes from an example: the generated one, with the linked values put in. */
-function followLink(link: Link, generated: GeneratedRequest, request: GeneratedRequest, answer: Answer): GeneratedRequest | undefined {
+function followLink(link: Link, generated: GeneratedRequest, request: GeneratedRequest, answer: { body: unknown }): GeneratedRequest | undefined {
   const next: GeneratedRequest = { path: { ...generated.path }, query: { ...generated.query }, headers: { ...generated.headers }, ...(generated.body !== undefined ? { body: generated.body } : {}) };
   for (const [name, expression] of Object.entries(link.parameters)) {
     const value = evaluate(expression, request, answer);
@@ -156,23 +177,21 @@ function followLink(link: Link, generated: GeneratedRequest, request: GeneratedR
  * one constraint (`generated-invalid`), and, for every OpenAPI link, sequences that feed one answer
  * into the linked request (`generated-link-<name>`).
  */
-export function generatedChecks(contract: Contract, profile: GenerationProfile, options: GenerationOptions): Check[] {
+export function generatedChecks(contract: Contract, hints: (fixtures: Fixtures | undefined) => Hints, options: GenerationOptions): Check[] {
   const checks: Check[] = [];
-  // The process's validators of the contract: runs side by side compile each schema once.
-  const { validators } = contract;
-  const operations = validators.walkedOperations();
+  const operations = contract.listOperations();
   const generated = (operation: WalkedOperation, name: string, what: string, link?: Link): Check => ({
     operation: operation.operationId,
     name,
     level: "schema",
     generated: true,
     what,
-    run: (ctx) => runProperty(profile, ctx, validators, operation, name, options, link),
+    run: (ctx) => runProperty(hints, ctx, operation, name, options, link),
   });
   for (const operation of operations) {
     const hasInput = operation.parameters.some((p) => p.in !== "cookie") || operation.requestBody !== undefined;
     checks.push(generated(operation, "generated-valid", `${options.examples} requests made from the description are answered as documented, never 5xx, never refused as invalid`));
-    if (hasInput) checks.push(generated(operation, "generated-invalid", `${options.examples} requests that each break one constraint are refused with a documented 4xx`));
+    if (hasInput) checks.push(generated(operation, "generated-invalid", `${options.examples} requests that each break one constraint get the API's refusal: the status and code its decision gives, with the documented body`));
     for (const link of linksOf(operation, operations)) {
       checks.push(generated(operation, `generated-link-${link.name}`, `${options.examples} sequences: a valid ${operation.operationId}, then ${link.target.operationId} with the values its link names`, link));
     }
@@ -181,16 +200,14 @@ export function generatedChecks(contract: Contract, profile: GenerationProfile, 
 }
 
 async function runProperty(
-  profile: GenerationProfile,
+  hintsOf: (fixtures: Fixtures | undefined) => Hints,
   ctx: CheckContext,
-  validators: OpenApiValidators,
   operation: WalkedOperation,
   check: string,
   options: GenerationOptions,
   link?: Link,
 ): Promise<Outcome> {
-  const hints = profile.hints(ctx.fixtures);
-  const gen: GeneratorContext = { document: ctx.contract.doc, validators, now: Date.now, hints: (name) => hints[name] };
+  const gen = generatorContext(ctx.contract, hintsOf(ctx.fixtures));
   const seed = seedFor(options.seed, operation.operationId, check);
   const valid = (request: GeneratedRequest, op = operation) => requestProblems(gen, op, request).length === 0;
   let halted: unknown;
@@ -219,13 +236,13 @@ async function runProperty(
     // bounded reduction below does the same job for invalid data at a fraction of the cost.
     arbitrary = fc
       .noShrink(fc.tuple(validRequestArbitrary(gen, operation), fc.nat()))
-      .map(([request, pick]) => pickMutation(mutationsOf(gen, operation, request, invalid), pick))
+      .map(([request, pick]) => pickMutation(mutationsOf(gen, operation, request), pick, invalid))
       .filter((mutation): mutation is Mutation => mutation !== null);
     keep = invalid;
     example = async (value) => {
       const mutation = value as Mutation;
       const result = await send(operation, mutation.request);
-      return [{ request: mutation.request, operation, failure: judgeInvalid(requestProblems(gen, operation, mutation.request), result) }];
+      return [{ request: mutation.request, operation, failure: judgeInvalid(ctx, result) }];
     };
   } else if (link) {
     arbitrary = fc.tuple(validRequestArbitrary(gen, operation), validRequestArbitrary(gen, link.target));
@@ -233,15 +250,15 @@ async function runProperty(
     example = async (value) => {
       const [request, generated] = value as [GeneratedRequest, GeneratedRequest];
       const first = await send(operation, request);
-      const steps: Step[] = [{ request, operation, failure: judgeValid(profile, ctx, operation.operationId, request, first) }];
+      const steps: Step[] = [{ request, operation, failure: judgeValid(ctx, operation.operationId, first) }];
       if (steps[0]!.failure || first.exchange.status >= 300) return steps;
-      const next = followLink(link, generated, request, answerOf(first));
+      const next = followLink(link, generated, request, first);
       if (!next) return steps;
       const problems = requestProblems(gen, link.target, next);
       if (problems.length > 0) return [...steps, { request: next, operation: link.target, failure: `the link ${link.name} makes a request the description refuses: ${problems[0]}` }];
       const second = await send(link.target, next);
-      const source: LinkSource = { operation: operation.operationId, request, answer: answerOf(first) };
-      return [...steps, { request: next, operation: link.target, failure: judgeValid(profile, ctx, link.target.operationId, next, second, source) }];
+      const source: LinkSource = { operation: operation.operationId, status: first.exchange.status };
+      return [...steps, { request: next, operation: link.target, failure: judgeValid(ctx, link.target.operationId, second, source) }];
     };
   } else {
     arbitrary = validRequestArbitrary(gen, operation);
@@ -249,7 +266,7 @@ async function runProperty(
     example = async (value) => {
       const request = value as GeneratedRequest;
       const result = await send(operation, request);
-      return [{ request, operation, failure: judgeValid(profile, ctx, operation.operationId, request, result) }];
+      return [{ request, operation, failure: judgeValid(ctx, operation.operationId, result) }];
     };
   }
 
@@ -325,10 +342,11 @@ async function runProperty(
       if (halted !== undefined) throw halted;
     }
     const failed = failing.find((step) => step.failure !== undefined) ?? failing.at(-1)!;
-    const curl = failing.map((step) => curlCommand(ctx.shownBaseUrl, step.operation.method, step.operation.path, step.request));
+    const curl = failing.map((step) => curlOf(ctx, step.operation, step.request));
     return {
       reason: `${failed.failure} -- reduced request: ${JSON.stringify(failed.request)} (seed ${options.seed}, after ${examples} examples)`,
       reproduce: { seed: options.seed, request: failed.request, curl },
     };
   }
 }
+

@@ -153,7 +153,7 @@ function bodyMutations(ctx: GeneratorContext, view: SchemaView, value: unknown, 
  * parameter left out, an unknown member where they are refused, an `x-rules` rule broken. Only
  * those the bundle's validator refuses are kept (a break may happen to land on another valid value).
  */
-export function mutationsOf(ctx: GeneratorContext, operation: WalkedOperation, request: GeneratedRequest, invalid: (request: GeneratedRequest) => boolean): Mutation[] {
+export function mutationsOf(ctx: GeneratorContext, operation: WalkedOperation, request: GeneratedRequest, invalid: (request: GeneratedRequest) => boolean = () => true): Mutation[] {
   const now = ctx.now();
   const found: Mutation[] = [];
   const media = operation.requestBody?.media.find((m) => /^application\/(.+\+)?json$/i.test(m.mediaType) && m.schema !== undefined);

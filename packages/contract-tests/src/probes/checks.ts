@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { WalkedOperation } from "@api-contracts/contract-core";
+import { fillPath, type WalkedOperation } from "@api-contracts/contract-core";
 import type { Contract, Verdict } from "../judge.js";
 import { fail, pass, warn, type Check, type CheckContext, type Outcome, type Severity } from "../checks/types.js";
 import { UnreachableError } from "../http.js";
@@ -44,7 +44,8 @@ export interface Probe {
   whenSilent: Judgement;
   /** The server closed or reset the connection without answering. */
   whenCut: Judgement;
-  request(op: ProbedOperation, url: URL): Piece[];
+  /** The bytes, with `headers` (the run's own) among the header lines. */
+  request(op: ProbedOperation, url: URL, headers: Piece[]): Piece[];
 }
 
 /** How a complete but malformed request's silence and cut are judged. */
@@ -75,8 +76,8 @@ function wellFormed(op: ProbedOperation, url: URL, line: string, extra: Piece[] 
   return op.hasBody ? [...head, { text: "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}" }] : [...head, { text: "\r\n" }];
 }
 
-function withBody(op: ProbedOperation, url: URL, framing: string, body: string): Piece[] {
-  return [{ text: `${requestLine(op, url)}Host: ${url.host}\r\nAuthorization: Bearer ` }, { key: true }, { text: `\r\nContent-Type: application/json\r\n${framing}\r\n${body}` }];
+function withBody(op: ProbedOperation, url: URL, headers: Piece[], framing: string, body: string): Piece[] {
+  return [{ text: `${requestLine(op, url)}Host: ${url.host}\r\nAuthorization: Bearer ` }, { key: true }, { text: "\r\n" }, ...headers, { text: `Content-Type: application/json\r\n${framing}\r\n${body}` }];
 }
 
 export const PROBES: readonly Probe[] = [
@@ -86,7 +87,7 @@ export const PROBES: readonly Probe[] = [
     refusal: 400,
     mayServe: true,
     ...MALFORMED,
-    request: (op, url) => wellFormed(op, url, requestLine(op, url), [{ text: "X-Contract-Probe: a\u0001b\r\n" }]),
+    request: (op, url, headers) => wellFormed(op, url, requestLine(op, url), [...headers, { text: "X-Contract-Probe: a\u0001b\r\n" }]),
   },
   {
     name: "http-request-line",
@@ -95,7 +96,7 @@ export const PROBES: readonly Probe[] = [
     mayServe: false,
     parserStatus: 505,
     ...MALFORMED,
-    request: (op, url) => wellFormed(op, url, requestLine(op, url, "HTTP/1.1 x")),
+    request: (op, url, headers) => wellFormed(op, url, requestLine(op, url, "HTTP/1.1 x"), headers),
   },
   {
     name: "http-framing-conflict",
@@ -105,7 +106,7 @@ export const PROBES: readonly Probe[] = [
     mustClose: true,
     needsBody: true,
     ...MALFORMED,
-    request: (op, url) => withBody(op, url, "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n"),
+    request: (op, url, headers) => withBody(op, url, headers, "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n"),
   },
   {
     name: "http-header-overflow",
@@ -113,7 +114,7 @@ export const PROBES: readonly Probe[] = [
     refusal: 400,
     mayServe: true,
     ...MALFORMED,
-    request: (op, url) => wellFormed(op, url, requestLine(op, url), [{ text: "X-Contract-Probe-Padding: " }, { fill: "a", count: HEADER_OVERFLOW_BYTES }, { text: "\r\n" }]),
+    request: (op, url, headers) => wellFormed(op, url, requestLine(op, url), [...headers, { text: "X-Contract-Probe-Padding: " }, { fill: "a", count: HEADER_OVERFLOW_BYTES }, { text: "\r\n" }]),
   },
   {
     name: "http-body-over-limit",
@@ -130,7 +131,7 @@ export const PROBES: readonly Probe[] = [
       severity: "failure",
       reason: "the connection was cut instead of answering: a client still sending its body never reads the 413 (EPIPE or ECONNRESET), and cannot tell a body too large from a network fault",
     },
-    request: (op, url) => withBody(op, url, `Content-Length: ${OVER_LIMIT_BYTES}\r\n`, '{"'),
+    request: (op, url, headers) => withBody(op, url, headers, `Content-Length: ${OVER_LIMIT_BYTES}\r\n`, '{"'),
   },
   {
     name: "http-stalled-body",
@@ -148,14 +149,14 @@ export const PROBES: readonly Probe[] = [
       severity: "warning",
       reason: "the connection was closed without a 408; the client had stopped sending, and a 408 would tell it the request may be retried",
     },
-    request: (op, url) => withBody(op, url, `Content-Length: ${STALLED_LENGTH}\r\n`, '{"'),
+    request: (op, url, headers) => withBody(op, url, headers, `Content-Length: ${STALLED_LENGTH}\r\n`, '{"'),
   },
 ];
 
 function probedOperation(contract: Contract, ref: WalkedOperation): ProbedOperation {
   return {
     ref,
-    path: ref.path.replace(/\{[^}]+\}/g, () => randomUUID()),
+    path: fillPath(ref.path, {}, () => randomUUID()),
     hasBody: contract.requestBodySchema(ref.operationId) !== undefined,
     documented: ref.responses.map((response) => response.status),
   };
@@ -219,7 +220,7 @@ function probeCheck(contract: Contract, probe: Probe, op: ProbedOperation): Chec
     ...(probe.waits ? { waits: true } : {}),
     async run(ctx: CheckContext): Promise<Outcome> {
       const url = ctx.wire.url;
-      const pieces = probe.request(op, url);
+      const pieces = probe.request(op, url, Object.entries(ctx.wire.headers ?? {}).map(([name, value]) => ({ text: `${name}: ${value}\r\n` })));
       const method = op.ref.method.toUpperCase();
       const outcome = await sendRaw(ctx.wire, method, pieces);
       if (outcome.kind === "unreachable") throw new UnreachableError(`${method} ${url.origin}: ${outcome.why}`);

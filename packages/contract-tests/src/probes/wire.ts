@@ -2,7 +2,8 @@ import { ClientRequest, type IncomingHttpHeaders } from "node:http";
 import { connect as connectTcp, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { Duplex } from "node:stream";
-import { shellQuote } from "../generate/curl.js";
+import { shellQuote } from "@api-contracts/contract-core";
+import { readUpTo } from "@api-contracts/contract-core/server";
 
 /**
  * One piece of a raw request. The key and long runs stay symbolic so that a reproduction can
@@ -18,6 +19,8 @@ export interface WireTarget {
   maxAnswerBytes: number;
   /** The run's deadline: a probe in flight stops when it passes. */
   deadline?: AbortSignal;
+  /** Headers sent with every request (`--header`). */
+  headers?: Record<string, string>;
 }
 
 /** What came back for a raw request, read with node's own HTTP parser. */
@@ -157,26 +160,14 @@ export async function sendRaw(target: WireTarget, method: string, pieces: readon
       });
       request.on("response", (response) => {
         began = true;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > target.maxAnswerBytes) {
+        readUpTo(response, target.maxAnswerBytes, {
+          overflow: () => {
             resolve({ kind: "unfinished-answer", why: `a ${response.statusCode} answer longer than ${target.maxAnswerBytes} bytes (--max-answer-bytes)` });
             socket.destroy();
-            return;
-          }
-          chunks.push(chunk);
+          },
+          end: (body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, contentType: response.headers["content-type"] ?? null, bodyText: body.toString("utf8") }),
         });
         response.on("error", (error: Error & { code?: string }) => resolve({ kind: "unfinished-answer", why: `a ${response.statusCode} answer that broke off (${error.code ?? error.message})` }));
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            contentType: response.headers["content-type"] ?? null,
-            bodyText: Buffer.concat(chunks).toString("utf8"),
-          }),
-        );
       });
     });
     request.end();

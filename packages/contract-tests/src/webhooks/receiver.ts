@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { originForm, pathOf } from "@api-contracts/contract-core";
+import { readUpTo } from "@api-contracts/contract-core/server";
 
 /** One call the target made to the receiver, as it arrived. */
 export interface ReceivedCall {
@@ -48,41 +50,32 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
   const waiters = new Set<() => void>();
   let strays = 0;
   const server = createServer((req, res) => {
-    const path = pathOf(req.url ?? "/");
+    // The path without its query: a target that adds one to the webhook's URL (a source, a
+    // cache-buster) still calls that webhook; the absolute form a proxy may send is read too.
+    const path = pathOf(originForm(req.url ?? "/") ?? "");
     const slot = kept.get(path);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    const refuse = (status: number): void => {
-      refused = true;
-      res.writeHead(status, { connection: "close" }).end();
-    };
+    const refuse = (status: number): void => void res.writeHead(status, { connection: "close" }).end();
     if (!slot) {
       strays += 1;
-      refuse(404);
-    } else if (Number(req.headers["content-length"]) > limits.maxBodyBytes) {
-      slot.tooLarge += 1;
-      refuse(413);
+      req.resume();
+      return refuse(404);
     }
-    req.on("data", (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > limits.maxBodyBytes) {
-        slot!.tooLarge += 1;
-        return refuse(413);
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (refused || !slot) return;
-      if (slot.calls.length >= limits.maxCallsPerPath) {
-        slot.overCap += 1;
-        return refuse(503);
-      }
-      const body = Buffer.concat(chunks).toString("utf8");
-      slot.calls.push({ at: Math.round(performance.now() - began), method: req.method ?? "", headers: req.headers, body, type: eventTypeOf(body) });
-      res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
-      for (const wake of waiters) wake();
+    readUpTo(req, limits.maxBodyBytes, {
+      overflow: () => {
+        slot.tooLarge += 1;
+        req.resume();
+        refuse(413);
+      },
+      end: (bytes) => {
+        if (slot.calls.length >= limits.maxCallsPerPath) {
+          slot.overCap += 1;
+          return refuse(503);
+        }
+        const body = bytes.toString("utf8");
+        slot.calls.push({ at: Math.round(performance.now() - began), method: req.method ?? "", headers: req.headers, body, type: eventTypeOf(body) });
+        res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+        for (const wake of waiters) wake();
+      },
     });
   });
   server.headersTimeout = 10_000;
@@ -129,23 +122,6 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
         server.close(() => resolve());
       }),
   };
-}
-
-/**
- * The path of a request's target, without its query: a target that adds one to the webhook's URL
- * (a source, a cache-buster) still calls that webhook. The absolute form a proxy may send is read too.
- */
-function pathOf(target: string): string {
-  if (!target.startsWith("/")) {
-    try {
-      return new URL(target).pathname;
-    } catch {
-      return target;
-    }
-  }
-  // Cut by hand: read as a URL, a path that starts with `//` would name a host.
-  const query = target.search(/[?#]/);
-  return query === -1 ? target : target.slice(0, query);
 }
 
 /** A body's `type`, when it is JSON that names one. */

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DELIVERY_ORDER_GRACE_MS, jobEventsOf, webhookSubscription, type JobEvents, type JsonObject } from "@api-contracts/contract-core";
-import { curlCommand } from "../generate/curl.js";
+import { DELIVERY_ORDER_GRACE_MS, type JobEvents, type JsonObject } from "@api-contracts/contract-core";
 import type { Contract } from "../judge.js";
-import { expectAnswer, fail, pass, requireAnswer, skip, snippet, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
+import { curlOf, expectAnswer, fail, pass, requireAnswer, skip, snippet, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
 import { judgeJob, type Concern, type Finding, type JobRecord } from "./judge.js";
 import { DEFAULT_RECEIVER_LIMITS, startDeliveryReceiver, type DeliveryReceiver } from "./receiver.js";
 
@@ -89,8 +88,7 @@ export class WebhookStage {
     const origin = (where.publicUrl ?? receiver.origin).replace(/\/+$/, "");
     const metadata = { contract_test: this.token };
     const ref = ctx.contract.operation(operationId);
-    const target = ctx.wire.url.href.replace(/\/+$/, "");
-    const curlOf = (body: JsonObject) => curlCommand(target, ref.method, ref.path, { path: {}, query: {}, headers: {}, body });
+    const curlOfStart = (body: JsonObject) => curlOf(ctx, ref, { path: {}, query: {}, headers: {}, body });
     const jobs = [
       { name: "the job with every event", slug: "every-event", webhook: { headers: { "X-Contract-Test": this.token }, metadata: { ...metadata, job: "every-event" } } },
       { name: `the job asking for ${shortName(kind.first)} and ${shortName(kind.last)}`, slug: "first-and-last", webhook: { metadata: { ...metadata, job: "first-and-last" }, events: [shortName(kind.first), shortName(kind.last)] } },
@@ -110,7 +108,7 @@ export class WebhookStage {
       try {
         answer = requireAnswer(result, "2xx", `starting ${job.name}`);
       } catch (error) {
-        return { error: `${(error as Error).message}\n${curlOf(body)}` };
+        return { error: `${(error as Error).message}\n${curlOfStart(body)}` };
       }
       if (typeof answer.id !== "string") return { error: `starting ${job.name}: the answer has no id` };
       started.push({ name: job.name, path, body, id: answer.id, began: performance.now() });
@@ -127,10 +125,10 @@ export class WebhookStage {
         ? `the receiver (${origin}) got no call from any job at the paths it gave, but ${strays} call${strays === 1 ? "" : "s"} to other paths: the target reaches it and calls another URL than the webhook's`
         : `the receiver (${origin}) got no call from any job: a target that does not call private addresses (a guard against server-side request forgery, such as Firecrawl's ALLOW_LOCAL_WEBHOOKS) or cannot reach this one needs an address it can reach (--webhook-receiver host:port, and --webhook-url when it calls another name)`;
     const judged = started.map((job): JudgedJob => {
-      const subscription = webhookSubscription(ctx.contract.doc, { method: ref.method, path: ref.path }, job.body)!;
+      const subscription = ctx.contract.core.webhookSubscription(ref, job.body)!;
       const record: JobRecord = { name: job.name, subscription, id: job.id, calls: receiver.calls(job.path), refused: receiver.refused(job.path), waitedMs: Math.min(deadlineMs, Math.round(performance.now() - job.began)) };
       const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: DELIVERY_ORDER_GRACE_MS, ...(silentReceiver ? { silentReceiver } : {}) });
-      return { record, findings, curl: curlOf(job.body) };
+      return { record, findings, curl: curlOfStart(job.body) };
     });
     return { jobs: judged };
   }
@@ -173,7 +171,7 @@ export interface StageContext extends CheckContext {
  * request without the webhook.
  */
 export function webhookChecks(contract: Contract, operationId: string, body: (ctx: CheckContext) => JsonObject): Check[] {
-  const kind = jobEventsOf(contract.validators, operationId);
+  const kind = contract.core.jobEvents(operationId);
   if (!kind) return [];
   const concerns: ConcernCheck[] = [
     {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { ContractErrors, type Problem } from "@api-contracts/contract-core";
+import { contractOf, type Problem } from "@api-contracts/contract-core";
 import { createEdgeServer, listen } from "@api-contracts/contract-core/server";
 import type { Service } from "@api-contracts/reference-server";
 import { KIT_TARGET_LIMITS } from "./helpers.js";
@@ -50,7 +50,7 @@ const BODY_LIMIT = 16 * 1024 * 1024;
  */
 export async function startFaultProxy(service: Service, target: string, fault: Fault): Promise<FaultProxy> {
   const upstream: Upstream = (method, path, headers, body) => fetch(new URL(path, target), { method, headers, body });
-  const errors = new ContractErrors(service);
+  const errors = contractOf(service);
   const word = (problem: Problem) => errors.reply(problem);
   // The kit keeps connections open between checks, which may pause for seconds while they reduce a
   // failure: a connection closed by the proxy meanwhile would be reset under the next request.

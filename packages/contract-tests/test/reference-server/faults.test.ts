@@ -1,8 +1,8 @@
 // The contract-test kit, run against deliberately broken variants of this server: each fault
 // must fail exactly the checks that guard it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listChecks, type Service } from "../../src/index.js";
-import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
+import { listChecks } from "../../src/index.js";
+import { defaultFixtures, startReferenceServer, type Service } from "@api-contracts/reference-server";
 import { editJson, jsonOf, startFaultProxy, type Fault } from "./fault-proxy.js";
 import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, KIT_WEBHOOK_SECRET, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
 

@@ -1,9 +1,9 @@
 // The contract-test kit's behaviour level against this server: ids and keys from its fixtures.
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listChecks, type Report } from "../../src/index.js";
-import { startReferenceServer } from "@api-contracts/reference-server";
+import { listChecks } from "../../src/index.js";
+import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
 import { fixturesOnDisk, KIT_RUN_TIMEOUT_MS, KIT_WEBHOOK_SECRET, runCli, KIT_TARGET_LIMITS } from "./helpers.js";
 
 let fixturesFile: string;
@@ -49,16 +49,29 @@ describe.each(["entitlements", "webdata"] as const)("%s reference implementation
     expect(wrong.failed).toEqual(["startCrawl/webhook-signature"]);
   }, KIT_RUN_TIMEOUT_MS);
 
-  it("a key the server does not know: the hint says most answers are 401, before the totals and in the report", async () => {
+  it("a key the server does not know ends the run before any check: one message, exit 2, the key never printed", async () => {
     const reportFile = path.join(fixturesDir, `${service}-wrong-key.json`);
     const run = await runCli(["--service", service, "--base-url", server.url, "--api-key", "not-this-server's-key", "--report", reportFile]);
-    expect(run.code).toBe(1);
-    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
-    const [, refused, keyed] = /^hint: (\d+) of (\d+) /.exec(report.hint ?? "") ?? [];
-    expect(Number(refused) * 2).toBeGreaterThan(Number(keyed));
-    expect(report.hint).toMatch(new RegExp(`^hint: \\d+ of \\d+ answers to requests carrying the API key are 401: the server does not accept this key; check --api-key \\(or CONTRACT_API_KEY, or api_keys\\.${service} in the fixtures\\)$`));
-    expect(run.out.at(-2)).toBe(report.hint);
-    expect(run.out.join("\n")).not.toContain("not-this-server's-key");
+    expect(run.code).toBe(2);
+    expect(run.out).toEqual([]);
+    expect(run.err).toEqual([expect.stringMatching(new RegExp(`^contract-test: the target refuses the API key: POST /v\\d/\\S+ carrying it was answered 401; check --api-key \\(or CONTRACT_API_KEY, or api_keys\\.${service} in the fixtures\\)$`))]);
+    expect(existsSync(reportFile)).toBe(false);
+  }, KIT_RUN_TIMEOUT_MS);
+
+  it("without --fixtures the schema level stops before any check, naming the id the server does not hold (the kit's placeholder)", async () => {
+    const run = await runCli(["--service", service, "--base-url", server.url, "--api-key", defaultFixtures.api_keys[service]]);
+    expect(run.code).toBe(2);
+    expect(run.out).toEqual([]);
+    expect(run.err).toEqual([expect.stringMatching(/^contract-test: the target holds no (customer "cus_contract_test" \(customer_id|monitor "[0-9a-f-]+" \(monitor_id), the kit's placeholder: no --fixtures given\): pass --fixtures with ids it holds \(contract-test init --service \w+ writes a file to fill in\)$/)]);
+  }, KIT_RUN_TIMEOUT_MS);
+
+  it("the preflight fails no correct run: --level http needs no fixtures, and with them the schema level passes", async () => {
+    const http = await runCli(["--service", service, "--base-url", server.url, "--api-key", defaultFixtures.api_keys[service], "--level", "http"]);
+    expect([...http.failed, ...http.warned], http.out.join("\n")).toEqual([]);
+    expect(http.code).toBe(0);
+    const schema = await runCli(["--service", service, "--base-url", server.url, "--fixtures", fixturesFile]);
+    expect(schema.failed, schema.out.join("\n")).toEqual([]);
+    expect(schema.code).toBe(0);
   }, KIT_RUN_TIMEOUT_MS);
 
   it("with the server's default limits and the kit's default --timeout the run is green with no warning: the server's request deadline ends the stalled bodies with 408 first", async () => {
