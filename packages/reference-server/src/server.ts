@@ -1,35 +1,15 @@
 import type { RequestListener, Server } from "node:http";
-import { contractOf, getApi, parseHttpUrl, type ApiContract, type WordingContext } from "@api-contracts/contract-core";
+import { contractOf, getApi, parseHttpUrl } from "@api-contracts/contract-core";
 import { listen, type DeliveryReport } from "@api-contracts/contract-core/server";
-import { defaultFixtures, validateFixtures, type Fixtures, type SeededFixtures } from "./fixtures.js";
+import { defaultFixtures, validateFixtures, type Fixtures } from "./fixtures.js";
 import { entitlementsApi } from "./entitlements/handlers.js";
-import { addressUrl, apiListener, apiServer, DEFAULT_HTTP_LIMITS, type Handler, type HttpLimits } from "./http.js";
-import { DEFAULT_STATE_LIMITS, type StateLimits } from "./state.js";
+import { addressUrl, apiListener, apiServer, DEFAULT_HTTP_LIMITS } from "./http.js";
+import { DEFAULT_STATE_LIMITS } from "./state.js";
 import { webdataApi } from "./webdata/handlers.js";
-import { checkWebhookOptions, DEFAULT_WEBHOOK_LIMITS, type WebhookLimits, type WebhookSettings } from "./webhooks.js";
+import type { ApiParts, Implementation, ReferenceLimits } from "./implementation.js";
+import { checkWebhookOptions, DEFAULT_WEBHOOK_LIMITS } from "./webhooks.js";
 
-/** Every limit the server enforces on clients; each defaults as the README's limits table says. */
-export type ReferenceLimits = HttpLimits & StateLimits & WebhookLimits;
-
-/** What one API's implementation is built from. */
-export interface ApiParts {
-  fixtures: SeededFixtures;
-  now: () => number;
-  limits: ReferenceLimits;
-  webhooks: WebhookSettings;
-  /** The API's contract, on the server's clock: it decides every request before a handler sees it. */
-  contract: ApiContract;
-  /** Base of the URLs the API hands out: `publicUrl`, else the address the server listens at; never a request's `Host` header. */
-  base(): string;
-}
-
-/** One API as this server implements it: its business rules, by operationId, and what closes with the server. */
-export interface Implementation {
-  handlers: Readonly<Record<string, Handler>>;
-  /** Placeholders of its error bodies that the world sets (the facts' `errors.placeholders`). */
-  context?: WordingContext;
-  close(): Promise<void> | void;
-}
+export type { ApiParts, Implementation, ReferenceLimits } from "./implementation.js";
 
 /** The APIs this server implements, by their names in contract-core's registry: another API adds an entry. */
 const IMPLEMENTED = { entitlements: entitlementsApi, webdata: webdataApi } satisfies Record<string, (parts: ApiParts) => Implementation>;

@@ -1,6 +1,6 @@
 import type { operations } from "@api-contracts/entitlements-client";
 import { truncate } from "@api-contracts/contract-core";
-import type { ApiParts, Implementation } from "../server.js";
+import type { ApiParts, Implementation } from "../implementation.js";
 import { served, type AnswerOf, type ReadOf } from "../typing.js";
 import { webhookSender } from "../webhooks.js";
 import { EntitlementsError, EntitlementsStore } from "./store.js";

@@ -1,6 +1,6 @@
 import type { JsonObject } from "@api-contracts/contract-core";
 import type { operations } from "@api-contracts/webdata-client";
-import type { ApiParts, Implementation } from "../server.js";
+import type { ApiParts, Implementation } from "../implementation.js";
 import { served, type AnswerOf, type ReadOf } from "../typing.js";
 import { webhookSender } from "../webhooks.js";
 import { CrawlDeliveries } from "./crawls.js";
