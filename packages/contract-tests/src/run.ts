@@ -63,7 +63,12 @@ async function runResolved(options: ContractTestOptions, resolved: Resolved, dea
   if (level === "webhooks" && !checks.some((check) => !check.generated)) {
     throw new UsageError(`no selected operation of ${service} takes a webhook in its requests, so the kit cannot start a job that calls its receiver`);
   }
-  await preflight(ctx, service, api, operations, (url) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch));
+  try {
+    await preflight(ctx, service, api, operations, (url) => pageTitleAt(url, limits, options.fetch ?? globalThis.fetch));
+  } catch (error) {
+    // Stopped while the preflight asked: every check is reported not run, as for any stop.
+    if (!options.signal?.aborted) throw error;
+  }
   const known = options.knownDifferences ? new KnownDifferences(options.knownDifferences) : undefined;
   const record = (result: CheckResult) => {
     const group = (report.operations[result.operation] ??= { passed: 0, failed: 0, checks: [] });
