@@ -31,3 +31,28 @@ describe("authorizationProblem", () => {
     expect(authorizationProblem("Bearer a,b", () => true)).toBe("malformed");
   });
 });
+
+describe("each service's own reading of Authorization", () => {
+  it("exact-bearer (Autumn): `Bearer ` exactly, then the trimmed rest; a key without the checked prefix is refused before it is looked up", () => {
+    const autumn = { reading: "exact-bearer", checkedPrefix: "am_sk" } as const;
+    const known = (given: string) => given === "am_sk_test_1";
+    expect(authorizationProblem("Bearer am_sk_test_1", known, autumn)).toBeUndefined();
+    expect(authorizationProblem("Bearer   am_sk_test_1  ", known, autumn)).toBeUndefined();
+    expect(authorizationProblem("bearer am_sk_test_1", known, autumn)).toBe("missing");
+    expect(authorizationProblem("Basic am_sk_test_1", known, autumn)).toBe("missing");
+    expect(authorizationProblem("Bearer ", known, autumn)).toBe("empty");
+    expect(authorizationProblem("Bearer a b", known, autumn)).toBe("wrong-prefix");
+    expect(authorizationProblem("Bearer am_sk_other", known, autumn)).toBe("unknown-key");
+    expect(authorizationProblem("Bearer am_sk_test_1 extra", known, autumn)).toBe("unknown-key");
+  });
+
+  it("second-word (Firecrawl): the second space-separated word, whatever the scheme", () => {
+    const firecrawl = { reading: "second-word" } as const;
+    expect(authorizationProblem(`Basic ${key}`, only(key), firecrawl)).toBeUndefined();
+    expect(authorizationProblem(`Bearer ${key} more`, only(key), firecrawl)).toBeUndefined();
+    expect(authorizationProblem("Bearer", only(key), firecrawl)).toBe("empty");
+    expect(authorizationProblem(`Bearer  ${key}`, only(key), firecrawl)).toBe("empty");
+    expect(authorizationProblem(undefined, only(key), firecrawl)).toBe("missing");
+    expect(authorizationProblem("Bearer fc-another", only(key), firecrawl)).toBe("unknown-key");
+  });
+});

@@ -21,7 +21,10 @@ describe("the real bundles", () => {
     for (const op of webdata.listOperations()) expect(webdata.request(op.method, op.path).operationId).toBe(op.operationId);
     expect(webdata.findOperation("DELETE", "/v2/crawl/0f6c2b8e-1d3a-4b5c-9e7f-a1b2c3d4e5f6")?.operationId).toBe("cancelCrawl");
     const cancel = webdata.request("DELETE", "/v2/crawl/{id}");
-    expect(cancel.validate({ path: "/v2/crawl/nope", query: {}, headers: {}, body: undefined }).map((e) => [e.in, e.path, e.keyword])).toEqual([["path", ["id"], "format"]]);
+    expect(cancel.validate({ path: "/v2/crawl/nope", query: {}, headers: {}, body: undefined }).map((e) => [e.in, e.path, e.keyword])).toEqual([
+      ["path", ["id"], "pattern"],
+      ["path", ["id"], "format"],
+    ]);
     expect(webdata.response("DELETE", "/v2/crawl/{id}", 404)!({ error: "Crawl job not found." })).toBe(true);
     expect(webdata.response("DELETE", "/v2/crawl/{id}", 404)!({ success: "no" })).toBe(false);
   });

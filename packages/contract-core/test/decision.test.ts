@@ -49,7 +49,9 @@ describe("entitlements: the checks in Autumn's order", () => {
     expect(answer(entitlements, check({ ...keyed, authorization: "Bearer am_sk_other" }, valid), known)).toEqual({ status: 401, code: "invalid_secret_key" });
     expect(answer(entitlements, check({ ...keyed, authorization: "Bearer am_sk_other" }, valid))).toBeUndefined();
     expect(answer(entitlements, check({ ...keyed, authorization: "Bearer" }, valid))).toEqual({ status: 401, code: "no_secret_key" });
-    expect(answer(entitlements, check({ ...keyed, authorization: "Basic abc" }, valid))).toEqual({ status: 401, code: "invalid_secret_key" });
+    // Autumn reads `Bearer ` exactly, and refuses a key without am_sk before it looks one up.
+    expect(answer(entitlements, check({ ...keyed, authorization: "Basic abc" }, valid))).toEqual({ status: 401, code: "no_secret_key" });
+    expect(answer(entitlements, check({ ...keyed, authorization: "Bearer contract-test-unknown" }, valid))).toEqual({ status: 401, code: "invalid_request" });
   });
 
   it("answers a route no operation serves, naming the methods that are served there", () => {

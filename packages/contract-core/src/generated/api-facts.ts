@@ -22,6 +22,14 @@ export interface ApiFacts {
      * The environment variable samples and tools read a key from.
      */
     variable: string;
+    /**
+     * How the service reads the key from `Authorization`: `rfc6750` (the default): `Bearer` in any case and one token; `exact-bearer`: the header starts with `Bearer ` exactly (anything else carries no key) and the rest, trimmed, is the key; `second-word`: the second space-separated word is the key, whatever the first.
+     */
+    reading?: "rfc6750" | "exact-bearer" | "second-word";
+    /**
+     * A prefix the service checks before it looks a key up: a key without it is refused with `unauthorized-wrong-prefix` (or, where the facts word none, `unauthorized-unknown-key`).
+     */
+    checkedPrefix?: string;
   };
   /**
    * The typed client of this repository that speaks it; an API without one is called through a client made from its description.
@@ -110,7 +118,7 @@ export interface ApiFacts {
       [k: string]: string;
     };
     /**
-     * The refusals by kind: `invalid` (and `invalid-unknown-member`, used instead when a body member is not documented), `unauthorized-missing`, `unauthorized-empty`, `unauthorized-malformed`, `unauthorized-unknown-key`, `not-found`, `method-not-allowed`, `malformed-json`, `unsupported-media-type`, `bad-request`, `too-large`, `timeout`, `bad-gateway`, `internal`, and those the checks name. Placeholders: `{problems}` (the problems in one sentence), `{issues}` (as a whole value: the problems as zod issues), `{value}` (the value of the parameter at fault), `{method}`, `{path}`, `{allowed}`, `{limit}`, `{received}`, `{supported}`, `{message}`, and those of `placeholders`.
+     * The refusals by kind: `invalid` (and `invalid-unknown-member`, used instead when a body member is not documented), `unauthorized-missing`, `unauthorized-empty`, `unauthorized-malformed`, `unauthorized-unknown-key` (and `unauthorized-wrong-prefix`, used for a key without `key.checkedPrefix` where given), `not-found`, `method-not-allowed`, `malformed-json`, `unsupported-media-type`, `bad-request`, `too-large`, `timeout`, `bad-gateway`, `internal`, and those the checks name. Placeholders: `{problems}` (the problems in one sentence), `{issues}` (as a whole value: the problems as zod issues), `{value}` (the value of the parameter at fault), `{method}`, `{path}`, `{allowed}`, `{limit}`, `{received}`, `{supported}`, `{message}`, and those of `placeholders`.
      */
     refusals: {
       [k: string]: {

@@ -79,6 +79,7 @@ const AUTHORIZATION_SENTENCES: Record<Extract<Problem, { kind: "unauthorized" }>
   missing: "is missing",
   empty: "is Bearer with no key",
   malformed: "is not Bearer and one key",
+  "wrong-prefix": "carries a key without the prefix every key of the API has",
   "unknown-key": "carries a key the server does not know",
 };
 
@@ -165,7 +166,7 @@ export class RequestDecider {
     for (const check of this.facts.requests.checks as Check[]) {
       if (check === "authorization") {
         if (!this.bearer(walked)) continue;
-        const reason = authorizationProblem(headers.authorization, options.acceptsKey ?? (() => true));
+        const reason = authorizationProblem(headers.authorization, options.acceptsKey ?? (() => true), this.facts.key);
         if (reason) return refuse({ kind: "unauthorized", reason }, [{ in: "header", pointer: "/authorization", keyword: "authorization", message: AUTHORIZATION_SENTENCES[reason] }]);
       } else if (check === "body") {
         const read = this.readBody(walked, headers, request.body);

@@ -13,7 +13,7 @@ export type Problem =
    */
   | { kind: "invalid"; errors: FieldError[]; refusal?: string; value?: string }
   /** No usable API key: no `Authorization`, `Bearer` with nothing after it, not `Bearer <key>`, or a key the server does not know. */
-  | { kind: "unauthorized"; reason: "missing" | "empty" | "malformed" | "unknown-key" }
+  | { kind: "unauthorized"; reason: "missing" | "empty" | "malformed" | "wrong-prefix" | "unknown-key" }
   /** No operation at this path, or none for this method (`allowed` lists the methods that are). */
   | { kind: "not-found"; method: string; path: string; allowed?: string[] }
   | { kind: "malformed-json" }
@@ -153,7 +153,8 @@ export function wordingOf(errors: ApiFacts["errors"]): ErrorWording {
         if (problem.refusal !== undefined) return problem.refusal;
         return refusals.has("invalid-unknown-member") && problem.errors.some((e) => e.in === "body" && isUnknownMember(e)) ? "invalid-unknown-member" : "invalid";
       case "unauthorized":
-        return `unauthorized-${problem.reason}`;
+        // A key refused for its prefix is worded as an unknown one by an API whose facts word it no other way.
+        return problem.reason === "wrong-prefix" && !refusals.has("unauthorized-wrong-prefix") ? "unauthorized-unknown-key" : `unauthorized-${problem.reason}`;
       case "not-found":
         return problem.allowed && problem.allowed.length > 0 ? "method-not-allowed" : "not-found";
       default:
