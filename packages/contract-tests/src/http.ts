@@ -111,7 +111,7 @@ function parseJson(text: string, otherwise: unknown): unknown {
 }
 
 /** A made-up credential for the wrong-scheme check: the real key never travels in another scheme. */
-const WRONG_SCHEME_CREDENTIAL = `Basic ${Buffer.from("contract-test:not-a-key").toString("base64")}`;
+export const WRONG_SCHEME_CREDENTIAL = `Basic ${Buffer.from("contract-test:not-a-key").toString("base64")}`;
 
 /** Sends requests through the generated client of a service and records what went over the wire. */
 export class Caller {

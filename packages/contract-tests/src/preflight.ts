@@ -39,7 +39,7 @@ function probeOf(ctx: CheckContext, operations: ReadonlySet<string>): Probe | un
   const all = ctx.contract.listOperations();
   for (const operation of [...all.filter((op) => operations.has(op.operationId)), ...all.filter((op) => !operations.has(op.operationId))]) {
     const request = exampleOf(ctx.contract, operation);
-    const incoming = incomingOf(operation, request);
+    const incoming = incomingOf(operation, request, core.api.key.prefix);
     const { authorization: _key, ...keyless } = incoming.headers;
     if (core.decide({ ...incoming, headers: keyless }).refusal?.kind !== "unauthorized") continue;
     const { path, query, headers } = request;

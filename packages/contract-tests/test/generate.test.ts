@@ -29,10 +29,13 @@ describe.each(SERVICES)("%s: generated requests against the spec-faithful mock",
   afterAll(() => mock?.close());
 
   it.each(SEEDS)("no false alarm: --generate 200 with seed %i passes at schema level", async (seed) => {
-    const report = await runContractTests({ service, baseUrl: mock.url, apiKey: "fc-0123456789abcdef0123456789abcdef", generate: 200, seed });
+    const report = await runContractTests({ service, baseUrl: mock.url, apiKey: `${getApi(service).key.prefix}0123456789abcdef`, generate: 200, seed });
     const failed = Object.values(report.operations).flatMap((group) => group.checks.filter((check) => !check.passed).map((check) => `${check.operation}/${check.check}: ${check.reason}`));
     expect(failed).toEqual([]);
     expect(report.generation).toMatchObject({ examples: 200, seed, stopped: false });
+    // An operation whose every input the description accepts (a session list's status filter) has nothing to break, and no such check.
+    const invalid = Object.values(report.operations).flatMap((group) => group.checks.filter((check) => check.check === "generated-invalid").map((check) => check.operation));
+    if (service === "webdata") expect(invalid).not.toEqual(expect.arrayContaining(["listInteractSessions"]));
     const generated = Object.values(report.operations).flatMap((group) => group.checks.filter((check) => check.check.startsWith("generated-")));
     expect(generated.length).toBeGreaterThan(5);
     for (const check of generated) expect(check.examples, `${check.operation}/${check.check}`).toBe(200);

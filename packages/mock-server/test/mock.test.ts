@@ -54,11 +54,15 @@ describe("authentication", () => {
     expect(reply.json).toEqual({ success: false, error: "Unauthorized: Token missing" });
   });
 
-  it("webdata: a header that is not 'Bearer <token>' is 401 'Unauthorized: Invalid token'", async () => {
-    for (const authorization of ["Basic Zm9vOmJhcg==", "Bearer two tokens", "Bearer !!!", "fc-123"]) {
+  it("webdata: the key is the header's second word, whatever the scheme, as Firecrawl reads it; a mock knows no keys, so only a missing one is refused", async () => {
+    for (const authorization of ["Basic Zm9vOmJhcg==", "Bearer two tokens", "Bearer !!!"]) {
+      const reply = await send(web.url, { method: "GET", path: "/v2/team/token-usage", headers: { authorization } });
+      expect(reply.status, authorization).toBe(200);
+    }
+    for (const authorization of ["fc-123", "Bearer", "Bearer  fc-123"]) {
       const reply = await send(web.url, { method: "GET", path: "/v2/team/token-usage", headers: { authorization } });
       expect(reply.status, authorization).toBe(401);
-      expect(reply.json).toEqual({ success: false, error: "Unauthorized: Invalid token" });
+      expect(reply.json).toEqual({ success: false, error: "Unauthorized: Token missing" });
     }
   });
 
@@ -71,11 +75,14 @@ describe("authentication", () => {
     }
   });
 
-  it("entitlements: a garbled Authorization header is 401 invalid_secret_key", async () => {
-    const reply = await post(ent.url, "/v1/balances.track", check, { authorization: "Token am_sk_1" });
-    expect(reply.status).toBe(401);
-    expect(reply.json).toMatchObject({ code: "invalid_secret_key" });
-    expect(isEntError(reply.json)).toBe(true);
+  it("entitlements: a header that is not `Bearer ` and a key is no key, and a key without am_sk is refused for its prefix, as Autumn reads them", async () => {
+    const none = await post(ent.url, "/v1/balances.track", check, { authorization: "Token am_sk_1" });
+    expect(none.status).toBe(401);
+    expect(none.json).toMatchObject({ code: "no_secret_key" });
+    const prefixed = await post(ent.url, "/v1/balances.track", check, { authorization: "Bearer sk_1" });
+    expect(prefixed.status).toBe(401);
+    expect(prefixed.json).toMatchObject({ code: "invalid_request" });
+    expect(isEntError(prefixed.json)).toBe(true);
   });
 });
 

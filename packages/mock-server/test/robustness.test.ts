@@ -36,11 +36,6 @@ describe.each(["webdata", "entitlements"] as const)("%s mock under generated bad
     expect(new Set(requests.map((r) => r.kind)).size).toBeGreaterThanOrEqual(11);
     const isDocumentedError = documentedErrorValidator(service);
     const replies = await sendAll(url, requests);
-    const wrong = replies.filter(({ reply }) => reply.status < 400 || reply.status >= 500 || !isDocumentedError(reply.json));
-    expect(
-      wrong.slice(0, 5).map(({ request, reply }) => `${request.kind} ${request.method} ${request.path} -> ${reply.status} ${reply.text.slice(0, 200)}`),
-    ).toEqual([]);
-    expect(replies).toHaveLength(PER_API);
     // The mock's refusal of each is the one decision's: contract-core's, which the reference server and the proxy answer with too.
     const contract = contractOf(service);
     const decided = ({ method, path, headers = {}, body }: Outgoing) => {
@@ -48,6 +43,14 @@ describe.each(["webdata", "entitlements"] as const)("%s mock under generated bad
       if (size > contract.api.limits.bodyBytes) return contract.reply({ kind: "too-large", limit: contract.api.limits.bodyBytes });
       return contract.refusalOf(contract.decide({ method, target: path, headers, ...(body === undefined ? {} : { body }) }));
     };
+    // A request is bad only as its API reads it: Firecrawl reads a key from `Basic x` too, and a mock knows no keys.
+    const refused = replies.filter(({ request }) => decided(request) !== undefined);
+    expect(refused.length).toBeGreaterThan(PER_API * 0.9);
+    const wrong = refused.filter(({ reply }) => reply.status < 400 || reply.status >= 500 || !isDocumentedError(reply.json));
+    expect(
+      wrong.slice(0, 5).map(({ request, reply }) => `${request.kind} ${request.method} ${request.path} -> ${reply.status} ${reply.text.slice(0, 200)}`),
+    ).toEqual([]);
+    expect(replies).toHaveLength(PER_API);
     const differing = replies.filter(({ request, reply }) => {
       const expected = decided(request);
       return reply.status !== expected?.status || JSON.stringify(reply.json) !== JSON.stringify(expected.body);

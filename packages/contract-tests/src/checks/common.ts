@@ -2,7 +2,7 @@
 // checks are written with. A check that expects a refusal asks the API's decision (contract-core's)
 // what the request it sent must get: no key, another scheme, a key never issued, malformed JSON, a
 // body or a parameter that breaks a rule.
-import type { CallOptions } from "../http.js";
+import { WRONG_SCHEME_CREDENTIAL, type CallOptions } from "../http.js";
 import type { Contract } from "../judge.js";
 import type { Fixtures } from "../fixtures.js";
 import { viewOf, type SchemaView } from "../generate/schema-view.js";
@@ -117,7 +117,7 @@ export function genericChecks(contract: Contract, hints: (fixtures: Fixtures | u
   const { core } = contract;
   for (const operation of contract.listOperations()) {
     const base = exampleOf(contract, operation);
-    const incoming = incomingOf(operation, base);
+    const incoming = incomingOf(operation, base, core.api.key.prefix);
     const refused = (change: Partial<typeof incoming>) => core.refusalOf(core.decide({ ...incoming, ...change }));
     const on = (change: (request: GeneratedRequest) => CallOptions) => (ctx: CheckContext) => change(exampleOf(contract, operation, hints(ctx.fixtures)));
     const check = (name: string, level: Level, what: string, status: number, change: (request: GeneratedRequest) => CallOptions) =>
@@ -127,7 +127,10 @@ export function genericChecks(contract: Contract, hints: (fixtures: Fixtures | u
     if (unauthorized) {
       const status = refused({ headers: keyless })!.status;
       check("auth-missing", "schema", "no Authorization header", status, (request) => ({ ...callOf(request), auth: "none" }));
-      check("auth-wrong-scheme", "schema", "a Basic instead of a Bearer credential", status, (request) => ({ ...callOf(request), auth: "wrong-scheme" }));
+      // A service that reads a key whatever the scheme (Firecrawl takes the second word) refuses a
+      // made-up one only for being unknown: a server that knows no keys (a mock) serves it.
+      const schemeRefused = core.decide({ ...incoming, headers: { ...keyless, authorization: WRONG_SCHEME_CREDENTIAL } }).refusal?.kind === "unauthorized";
+      check("auth-wrong-scheme", schemeRefused ? "schema" : "behavior", "a Basic instead of a Bearer credential", status, (request) => ({ ...callOf(request), auth: "wrong-scheme" }));
       check("auth-unknown-key", "behavior", "a Bearer key the server never issued", status, (request) => ({ ...callOf(request), auth: "invalid-key" }));
     }
     const bodySchema = contract.requestBodySchema(operation.operationId);

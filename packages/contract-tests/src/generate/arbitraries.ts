@@ -269,23 +269,23 @@ export function wireString(value: unknown): string {
   return typeof value === "string" ? value : Array.isArray(value) ? value.map(wireString).join(",") : JSON.stringify(value);
 }
 
-/** A well-formed key of no one: the decision on a generated request takes any such key. */
-const ANY_KEY = "contract-test";
-
-/** A generated request as a server receives it from the kit's client: a JSON body, a well-formed key. */
-export function incomingOf(operation: Pick<WalkedOperation, "method" | "path">, request: GeneratedRequest): IncomingRequest {
+/**
+ * A generated request as a server receives it from the kit's client: a JSON body, and a key of no one
+ * in the form the API's keys take (its prefix), which the decision, knowing no keys, takes.
+ */
+export function incomingOf(operation: Pick<WalkedOperation, "method" | "path">, request: GeneratedRequest, keyPrefix: string): IncomingRequest {
   const json = request.body === undefined ? undefined : { "content-type": "application/json" };
   return {
     method: operation.method,
     target: `${fillPath(operation.path, request.path)}${queryString(request.query)}`,
-    headers: { ...request.headers, authorization: `Bearer ${ANY_KEY}`, ...json },
+    headers: { ...request.headers, authorization: `Bearer ${keyPrefix}contract-test`, ...json },
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
   };
 }
 
 /** What the API's decision says a generated request breaks (contract-core's wording); empty when the API serves it. */
 export function requestProblems(ctx: GeneratorContext, operation: WalkedOperation, request: GeneratedRequest): string[] {
-  const decision = ctx.contract.decide(incomingOf(operation, request));
+  const decision = ctx.contract.decide(incomingOf(operation, request, ctx.contract.api.key.prefix));
   if (decision.refusal) return decision.problems.map(describeProblem);
   return decision.operation?.pointer === operation.pointer ? [] : [`path ${fillPath(operation.path, request.path)} is ${decision.operation?.operationId ?? "no operation"}'s`];
 }

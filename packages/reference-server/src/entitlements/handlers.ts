@@ -47,7 +47,8 @@ export function entitlementsApi({ fixtures, now, limits, webhooks, contract }: A
     };
 
   const check = guarded<CheckOp>([400, 404, 409, 429], (read) => {
-    const expand = new Set((read.query.expand ?? "").split(",").filter((part) => part !== ""));
+    // A comma list, or the parameter repeated; white space around an item is the live service's to ignore.
+    const expand = new Set([read.query.expand ?? []].flat().flatMap((list) => list.split(",")).map((item) => item.trim()));
     const body = store.check(read.body, { expandBalanceFeature: expand.has("balance.feature"), expandFlagFeature: expand.has("flag.feature") });
     return { status: 200, body };
   });

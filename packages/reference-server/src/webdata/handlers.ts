@@ -49,7 +49,8 @@ export function webdataApi({ fixtures, now, limits, webhooks, contract, base }: 
       listBrowserSessions: listSessions,
       getMonitor,
       getTokenUsage: () => ({ status: 200, body: { success: true, data: store.tokenUsage() } }),
-      getHistoricalCreditUsage: (read) => ({ status: 200, body: { success: true, periods: store.historicalCreditUsage(read.query.byApiKey === true) } }),
+      // As the live controller reads it: only `true` (the text `"true"` of a query) splits by key; any other value is no.
+      getHistoricalCreditUsage: (read) => ({ status: 200, body: { success: true, periods: store.historicalCreditUsage(String(read.query.byApiKey) === "true") } }),
     }),
     close: () => deliverer.close(),
   };

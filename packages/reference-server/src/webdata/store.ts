@@ -53,7 +53,8 @@ export class WebdataStore {
   }
 
   /** Sessions, newest first, optionally only those in one state. */
-  listSessions(status?: InteractSession["status"]): InteractSession[] {
+  /** The sessions with that status (as stored, exactly: an unknown one lists none), newest first. */
+  listSessions(status?: string): InteractSession[] {
     return this.sessions
       .filter((s) => status === undefined || s.status === status)
       .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
