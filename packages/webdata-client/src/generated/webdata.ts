@@ -55,7 +55,11 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`. Must be a UUID; anything else gives `400`.
+                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`: a UUID of version 1 to 8
+                 *     with the RFC 9562 variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any
+                 *     case. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` ("Invalid job ID format. Job ID must be a valid UUID.") before any job is looked up, so it
+                 *     is never a `404`.
                  * @example 3c1a5d9e-6f2b-4b7a-9d1e-8a2f4c6b0e17
                  */
                 id: components["parameters"]["crawlId"];
@@ -109,7 +113,11 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Identifier (UUID) of the monitor to read.
+                 * @description Identifier (UUID) of the monitor to read: a UUID of version 1 to 8 with the RFC 9562 variant (its
+                 *     17th hex digit is 8, 9, a or b), in any case, or the nil or max UUID, the max one in lower case
+                 *     only. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` (`code: BAD_REQUEST`, an `invalid_format` issue at `monitorId`) before any monitor is looked
+                 *     up, so it is never a `404`.
                  * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
                  */
                 monitorId: components["parameters"]["monitorId"];
@@ -2234,7 +2242,7 @@ export interface components {
         /**
          * @description No crawl job of the authenticated team has this id (it never existed, belongs to another team or
          *     has expired).
-         *     Live service: answers `{"success": false, "error": "Job not found"}`.
+         *     Live service: answers `{"error": "Job not found"}`.
          */
         CrawlJobNotFound: {
             headers: {
@@ -2274,7 +2282,13 @@ export interface components {
                 "application/json": components["schemas"]["UsageErrorResponse"];
             };
         };
-        /** @description A request with the same `x-idempotency-key` was already accepted; no new crawl was started. Use a new key for a new crawl. */
+        /**
+         * @description No crawl was started: a request with the same `x-idempotency-key` was already accepted (use a new
+         *     key for a new crawl), or the key is not a UUID.
+         *
+         *     Live service: a key that is not a UUID gets this answer, with the same message, rather than a
+         *     `400`, and before the body is judged.
+         */
         IdempotencyKeyUsed: {
             headers: {
                 [name: string]: unknown;
@@ -2292,16 +2306,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The `byApiKey` query parameter is not `true` or `false`. */
-        InvalidByApiKey: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ValidationError"] & components["schemas"]["UsageErrorResponse"];
-            };
-        };
-        /** @description The crawl job id in the path is not a UUID. */
+        /**
+         * @description The crawl job id in the path is not a UUID (see the `id` parameter for which ids are); no job
+         *     was looked up.
+         */
         InvalidCrawlId: {
             headers: {
                 [name: string]: unknown;
@@ -2310,7 +2318,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The monitor id in the path is not a UUID. */
+        /** @description The monitor id in the path is not a UUID (see the `monitorId` parameter for which ids are); no monitor was looked up. */
         InvalidMonitorId: {
             headers: {
                 [name: string]: unknown;
@@ -2319,13 +2327,18 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description The `status` query parameter is not `active` or `destroyed`. */
-        InvalidSessionFilter: {
+        /**
+         * @description The request carried a body declared as JSON (`Content-Type: application/json`) that does not
+         *     parse. The operation takes no body, but the service parses a JSON body on every request, whatever
+         *     its method, before it looks at the credentials or the route: send no body. Parameters are never
+         *     the cause: the operation rejects none of their values.
+         */
+        MalformedJsonBody: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ValidationError"];
+                "application/json": components["schemas"]["InvalidJsonError"];
             };
         };
         /** @description No monitor of the authenticated team has this id. */
@@ -2425,6 +2438,21 @@ export interface components {
             };
         };
         /**
+         * @description The request carried a body declared as JSON (`Content-Type: application/json`) that does not
+         *     parse. The operation takes no body, but the service parses a JSON body on every request, whatever
+         *     its method, before it looks at the credentials or the route: send no body. `byApiKey` is never
+         *     the cause: no value of it is rejected. Like every error of the team usage operations, the body
+         *     carries `success: false`.
+         */
+        UsageMalformedJsonBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidJsonError"] & components["schemas"]["UsageErrorResponse"];
+            };
+        };
+        /**
          * @description The request is not valid HTTP/1.1 (its framing is broken, or its request line and headers are
          *     larger than the server accepts), so it was not processed. `details` says which. Like every error
          *     of the team usage operations, the body carries `success: false`.
@@ -2498,12 +2526,18 @@ export interface components {
     parameters: {
         /**
          * @description When `true`, each month is split into one period per API key and every period carries `apiKey`.
-         *     When `false` (the default), each month is a single period for the whole team and `apiKey` is absent.
+         *     Otherwise (`false`, absent, or any other value) each month is a single period for the whole team
+         *     and `apiKey` is absent. The value is compared with the word `true` as sent: `TRUE`, `1` or `yes`
+         *     are not true, and no value is rejected.
          * @example true
          */
-        byApiKey: boolean;
+        byApiKey: boolean | string;
         /**
-         * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`. Must be a UUID; anything else gives `400`.
+         * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`: a UUID of version 1 to 8
+         *     with the RFC 9562 variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any
+         *     case. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+         *     `400` ("Invalid job ID format. Job ID must be a valid UUID.") before any job is looked up, so it
+         *     is never a `404`.
          * @example 3c1a5d9e-6f2b-4b7a-9d1e-8a2f4c6b0e17
          */
         crawlId: string;
@@ -2519,21 +2553,35 @@ export interface components {
         /**
          * @description Optional UUID chosen by the client to make retries safe. The first request with a given key starts
          *     the crawl; any later request with the same key is refused with `409` ("Idempotency key already
-         *     used") instead of starting a second crawl.
+         *     used") instead of starting a second crawl. The key is a UUID of version 1 to 8 with the RFC 9562
+         *     variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any case. An empty
+         *     header is no key.
+         *
+         *     Live service: a key that is not such a UUID is answered with the same `409` ("Idempotency key
+         *     already used"), not with a `400`, and before the body is judged; a key is recorded as used as soon
+         *     as the request passes this check, even if its body is then rejected.
          * @example 5f0d2c8e-3b7a-4e19-9c64-1a2b3c4d5e6f
          */
         idempotencyKey: string;
         /**
-         * @description Identifier (UUID) of the monitor to read.
+         * @description Identifier (UUID) of the monitor to read: a UUID of version 1 to 8 with the RFC 9562 variant (its
+         *     17th hex digit is 8, 9, a or b), in any case, or the nil or max UUID, the max one in lower case
+         *     only. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+         *     `400` (`code: BAD_REQUEST`, an `invalid_format` issue at `monitorId`) before any monitor is looked
+         *     up, so it is never a `404`.
          * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
          */
         monitorId: string;
         /**
          * @description Return only sessions in this state: `active` (still running and reachable) or `destroyed` (closed
-         *     or expired). Omit it to list sessions in every state.
+         *     or expired). Omit it, or send it empty, to list sessions in every state.
+         *
+         *     Live service: the value is not validated. It is compared with each session's stored state as it
+         *     is, so `error` (a state the service also stores) lists the failed sessions, and any other value
+         *     (`running`, `ACTIVE`) is answered `200` with no sessions, never `400`.
          * @example active
          */
-        sessionStatus: "active" | "destroyed";
+        sessionStatus: string;
     };
     requestBodies: never;
     headers: never;
@@ -2615,10 +2663,9 @@ export type ResponseDeliveryFailed = components['responses']['DeliveryFailed'];
 export type ResponseHistoricalCreditUsageInternalError = components['responses']['HistoricalCreditUsageInternalError'];
 export type ResponseIdempotencyKeyUsed = components['responses']['IdempotencyKeyUsed'];
 export type ResponseInternalError = components['responses']['InternalError'];
-export type ResponseInvalidByApiKey = components['responses']['InvalidByApiKey'];
 export type ResponseInvalidCrawlId = components['responses']['InvalidCrawlId'];
 export type ResponseInvalidMonitorId = components['responses']['InvalidMonitorId'];
-export type ResponseInvalidSessionFilter = components['responses']['InvalidSessionFilter'];
+export type ResponseMalformedJsonBody = components['responses']['MalformedJsonBody'];
 export type ResponseMonitorNotFound = components['responses']['MonitorNotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponsePaymentRequired = components['responses']['PaymentRequired'];
@@ -2628,6 +2675,7 @@ export type ResponseServiceUnavailable = components['responses']['ServiceUnavail
 export type ResponseTokenUsageInternalError = components['responses']['TokenUsageInternalError'];
 export type ResponseTokenUsageNotFound = components['responses']['TokenUsageNotFound'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseUsageMalformedJsonBody = components['responses']['UsageMalformedJsonBody'];
 export type ResponseUsageMalformedRequest = components['responses']['UsageMalformedRequest'];
 export type ResponseUsageRateLimited = components['responses']['UsageRateLimited'];
 export type ResponseUsageRequestTimeout = components['responses']['UsageRequestTimeout'];
@@ -2646,7 +2694,11 @@ export interface operations {
             query?: {
                 /**
                  * @description Return only sessions in this state: `active` (still running and reachable) or `destroyed` (closed
-                 *     or expired). Omit it to list sessions in every state.
+                 *     or expired). Omit it, or send it empty, to list sessions in every state.
+                 *
+                 *     Live service: the value is not validated. It is compared with each session's stored state as it
+                 *     is, so `error` (a state the service also stores) lists the failed sessions, and any other value
+                 *     (`running`, `ACTIVE`) is answered `200` with no sessions, never `400`.
                  * @example active
                  */
                 status?: components["parameters"]["sessionStatus"];
@@ -2666,7 +2718,7 @@ export interface operations {
                     "application/json": components["schemas"]["InteractSessionList"];
                 };
             };
-            400: components["responses"]["InvalidSessionFilter"];
+            400: components["responses"]["MalformedJsonBody"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             408: components["responses"]["RequestTimeout"];
@@ -2682,7 +2734,13 @@ export interface operations {
                 /**
                  * @description Optional UUID chosen by the client to make retries safe. The first request with a given key starts
                  *     the crawl; any later request with the same key is refused with `409` ("Idempotency key already
-                 *     used") instead of starting a second crawl.
+                 *     used") instead of starting a second crawl. The key is a UUID of version 1 to 8 with the RFC 9562
+                 *     variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any case. An empty
+                 *     header is no key.
+                 *
+                 *     Live service: a key that is not such a UUID is answered with the same `409` ("Idempotency key
+                 *     already used"), not with a `400`, and before the body is judged; a key is recorded as used as soon
+                 *     as the request passes this check, even if its body is then rejected.
                  * @example 5f0d2c8e-3b7a-4e19-9c64-1a2b3c4d5e6f
                  */
                 "x-idempotency-key"?: components["parameters"]["idempotencyKey"];
@@ -2723,7 +2781,11 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`. Must be a UUID; anything else gives `400`.
+                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`: a UUID of version 1 to 8
+                 *     with the RFC 9562 variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any
+                 *     case. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` ("Invalid job ID format. Job ID must be a valid UUID.") before any job is looked up, so it
+                 *     is never a `404`.
                  * @example 3c1a5d9e-6f2b-4b7a-9d1e-8a2f4c6b0e17
                  */
                 id: components["parameters"]["crawlId"];
@@ -2756,7 +2818,11 @@ export interface operations {
             query?: {
                 /**
                  * @description Return only sessions in this state: `active` (still running and reachable) or `destroyed` (closed
-                 *     or expired). Omit it to list sessions in every state.
+                 *     or expired). Omit it, or send it empty, to list sessions in every state.
+                 *
+                 *     Live service: the value is not validated. It is compared with each session's stored state as it
+                 *     is, so `error` (a state the service also stores) lists the failed sessions, and any other value
+                 *     (`running`, `ACTIVE`) is answered `200` with no sessions, never `400`.
                  * @example active
                  */
                 status?: components["parameters"]["sessionStatus"];
@@ -2776,7 +2842,7 @@ export interface operations {
                     "application/json": components["schemas"]["InteractSessionList"];
                 };
             };
-            400: components["responses"]["InvalidSessionFilter"];
+            400: components["responses"]["MalformedJsonBody"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             408: components["responses"]["RequestTimeout"];
@@ -2791,7 +2857,11 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier (UUID) of the monitor to read.
+                 * @description Identifier (UUID) of the monitor to read: a UUID of version 1 to 8 with the RFC 9562 variant (its
+                 *     17th hex digit is 8, 9, a or b), in any case, or the nil or max UUID, the max one in lower case
+                 *     only. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` (`code: BAD_REQUEST`, an `invalid_format` issue at `monitorId`) before any monitor is looked
+                 *     up, so it is never a `404`.
                  * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
                  */
                 monitorId: components["parameters"]["monitorId"];
@@ -2823,7 +2893,9 @@ export interface operations {
             query?: {
                 /**
                  * @description When `true`, each month is split into one period per API key and every period carries `apiKey`.
-                 *     When `false` (the default), each month is a single period for the whole team and `apiKey` is absent.
+                 *     Otherwise (`false`, absent, or any other value) each month is a single period for the whole team
+                 *     and `apiKey` is absent. The value is compared with the word `true` as sent: `TRUE`, `1` or `yes`
+                 *     are not true, and no value is rejected.
                  * @example true
                  */
                 byApiKey?: components["parameters"]["byApiKey"];
@@ -2843,7 +2915,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoricalCreditUsageResponse"];
                 };
             };
-            400: components["responses"]["InvalidByApiKey"];
+            400: components["responses"]["UsageMalformedJsonBody"];
             401: components["responses"]["UsageUnauthorized"];
             408: components["responses"]["UsageRequestTimeout"];
             429: components["responses"]["UsageRateLimited"];
