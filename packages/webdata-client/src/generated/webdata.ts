@@ -39,8 +39,9 @@ export interface paths {
          *     once with the job `id`; the crawl runs in the background. Each scraped page uses credits.
          *
          *     The body is validated strictly, at every depth: an unknown member gives `400`. Send an
-         *     `x-idempotency-key` to make retries safe. `ignoreRobotsTxt` and `robotsUserAgent` are for enterprise accounts only, and
-         *     `zeroDataRetention` must be enabled for the account by the operator.
+         *     `x-idempotency-key` to make retries safe. `ignoreRobotsTxt` and `robotsUserAgent` are for enterprise accounts only,
+         *     `zeroDataRetention` must be enabled for the account by the operator, and `scrapeOptions.threatProtection` needs
+         *     the team's threat protection: without them the crawl is refused with `403`.
          */
         post: operations["startCrawl"];
         delete?: never;
@@ -587,7 +588,7 @@ export interface components {
             ignoreQueryParameters?: boolean;
             /**
              * @description When true, the site's robots.txt rules are not applied. Enterprise accounts only; other accounts
-             *     get an error when they set it.
+             *     get `403` when they set it.
              * @default false
              */
             ignoreRobotsTxt?: boolean;
@@ -659,7 +660,7 @@ export interface components {
              */
             regexOnFullURL?: boolean;
             /**
-             * @description User-Agent string used to fetch and evaluate robots.txt. Enterprise accounts only.
+             * @description User-Agent string used to fetch and evaluate robots.txt. Enterprise accounts only; other accounts get `403` when they set it.
              * @example AcmeBot/1.0 (+https://acme.example/bot)
              */
             robotsUserAgent?: string;
@@ -695,7 +696,7 @@ export interface components {
             webhook?: string | components["schemas"]["Webhook"];
             /**
              * @description When true, the service keeps no data of this crawl after it has been delivered. The operator
-             *     must have enabled zero data retention for the account; otherwise the request is refused.
+             *     must have enabled zero data retention for the account; otherwise the request is refused with `403`.
              * @default false
              */
             zeroDataRetention?: boolean;
@@ -845,6 +846,33 @@ export interface components {
              */
             type: "executeJavascript";
         };
+        /**
+         * ForbiddenError
+         * @description The request asks for something the team may not use (an option its plan or its account's
+         *     settings do not allow), or its threat protection policy blocks the URL. The body is the error
+         *     envelope with `success: false` and an `error` message for a person; a URL blocked by threat
+         *     protection also carries a `code`. Nothing was started: sending the same request again gets the
+         *     same answer until the team's settings change.
+         */
+        ForbiddenError: {
+            /**
+             * @description Present when the seed URL is blocked by the team's threat protection policy:
+             *     `unsafe_domain_blocked`. The other refusals carry no `code`.
+             * @example unsafe_domain_blocked
+             */
+            code?: string;
+            /**
+             * @description What the team may not do, and whom to ask; word for word it is for people, not programs.
+             * @example Threat protection is an enterprise feature and is not enabled for your team. Contact support@firecrawl.com to explore whether it can be enabled for your team.
+             * @example Zero Data Retention (ZDR) is not enabled for your team. Contact support@firecrawl.com to enable this feature.
+             */
+            error: string;
+            /**
+             * @description Always `false`.
+             * @constant
+             */
+            success: false;
+        } & WithRequired<components["schemas"]["ErrorResponse"], "success" | "error">;
         /**
          * FormatName
          * @description Name of an output format that needs no options. `markdown`: page content as Markdown. `summary`: a
@@ -1937,8 +1965,8 @@ export interface components {
         /**
          * ThreatProtection
          * @description Per-request override of the team's threat protection policy (which blocks pages judged malicious).
-         *     Only the members you send replace the policy's values; the team's policy must allow request
-         *     overrides. Unknown members are rejected with `400`. Domains and top-level domains are read
+         *     Only the members you send replace the policy's values; the team's threat protection must be
+         *     enabled and its policy must allow request overrides, or a crawl is refused with `403`. Unknown members are rejected with `400`. Domains and top-level domains are read
          *     without surrounding white space and in lower case.
          */
         ThreatProtection: {
@@ -2237,6 +2265,31 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description No crawl was started: the team may not use what the request asks for, or its threat protection
+         *     policy blocks the crawl's URL. This depends on the team, not on the request's form: the same body
+         *     may be served for another team. Leave the option out (or ask for it to be enabled for the team),
+         *     or crawl another URL; retrying does not help.
+         *     - `scrapeOptions.threatProtection` from a team whose threat protection is not enabled (or whose
+         *       organisation does not allow per-request overrides, or with `mode: "off"` where it is enforced);
+         *     - `zeroDataRetention`, `ignoreRobotsTxt` or `robotsUserAgent` from a team without that feature;
+         *     - a key restricted to some formats or actions, asked for others;
+         *     - a URL the team's threat protection policy blocks, with `code: unsafe_domain_blocked`.
+         *
+         *     Live service: not in the published description; `yzkee/firecrawl@ca0be9b7d91e`
+         *     `apps/api/src/controllers/v2/crawl.ts` `crawlController` answers `403 {success: false, error}`
+         *     for `resolveThreatProtection`'s and `checkPermissions`' refusals and for
+         *     `checkKeyFormatRestriction`'s, and `403 {success: false, code, error}` for a blocked seed URL
+         *     (`UnsafeDomainBlockedError`).
+         */
+        CrawlForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ForbiddenError"];
             };
         };
         /**
@@ -2604,6 +2657,7 @@ export type CrawlStartedEvent = components['schemas']['CrawlStartedEvent'];
 export type CreditUsagePeriod = components['schemas']['CreditUsagePeriod'];
 export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type ExecuteJavascriptAction = components['schemas']['ExecuteJavascriptAction'];
+export type ForbiddenError = components['schemas']['ForbiddenError'];
 export type FormatName = components['schemas']['FormatName'];
 export type FormatObject = components['schemas']['FormatObject'];
 export type HighlightsFormat = components['schemas']['HighlightsFormat'];
@@ -2657,6 +2711,7 @@ export type WebhookPayload = components['schemas']['WebhookPayload'];
 export type WriteAction = components['schemas']['WriteAction'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseCrawlAlreadyCompleted = components['responses']['CrawlAlreadyCompleted'];
+export type ResponseCrawlForbidden = components['responses']['CrawlForbidden'];
 export type ResponseCrawlJobNotFound = components['responses']['CrawlJobNotFound'];
 export type ResponseDeliveryAcknowledged = components['responses']['DeliveryAcknowledged'];
 export type ResponseDeliveryFailed = components['responses']['DeliveryFailed'];
@@ -2767,6 +2822,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["CrawlForbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyUsed"];
             413: components["responses"]["PayloadTooLarge"];
