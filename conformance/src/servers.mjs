@@ -7,8 +7,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadKnownDifferences } from "@api-contracts/contract-core";
-import { writeRecords } from "./exchanges.mjs";
-import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
+import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf, writeRecords } from "./judgement.mjs";
 import { freePort, probePort, run, runStep, startDaemon, waitUntil, whenStopped } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
