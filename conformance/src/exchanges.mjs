@@ -2,10 +2,48 @@
 // method, path, query, which credential form was sent (never its value), headers, request body,
 // status, content type, response body and the server's source commit.
 import { Buffer } from "node:buffer";
-import { fillPath, isJsonMediaType, queryString, readAnswerBody, redactor } from "@api-contracts/contract-core";
+import { readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { contractOf, fillPath, isJsonMediaType, queryString, readAnswerBody, redactor } from "@api-contracts/contract-core";
+
+const require = createRequire(import.meta.url);
 
 /** Most bytes of one answer kept; a longer answer is recorded as a note of its size. */
 const MAX_ANSWER_BYTES = 256 * 1024;
+
+/** The folder of an export of the spec package that names one (`./recorded/*`, `./live-requests/*`). */
+export function specFolder(exported) {
+  const manifest = require.resolve("@api-contracts/spec/package.json");
+  const target = JSON.parse(readFileSync(manifest, "utf8")).exports[exported];
+  if (!target) throw new Error(`@api-contracts/spec exports no ${exported}`);
+  return path.join(path.dirname(manifest), target.replace("/*", ""));
+}
+
+/**
+ * Every request of `@api-contracts/spec/live-requests/<api>/*.json` (files in name order), each
+ * labelled with the live verdict its source gives (`live`, and in its note), as a request of a run's
+ * list: its operation's method, its path (the operation's when it names none), query, headers and
+ * body, with the run's key.
+ */
+export function judgedRequests(api) {
+  const operations = new Map(contractOf(api).validators.listOperations().map((op) => [op.operationId, op]));
+  const dir = path.join(specFolder("./live-requests/*"), api);
+  const files = readdirSync(dir).filter((file) => file.endsWith(".json")).sort();
+  return files.flatMap((file) =>
+    JSON.parse(readFileSync(path.join(dir, file), "utf8")).map(({ operation, path: concrete, query, headers, body, live, source, why }) => ({
+      operation,
+      method: operations.get(operation).method.toUpperCase(),
+      path: concrete ?? operations.get(operation).path,
+      ...(query === undefined ? {} : { query }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(body === undefined ? {} : { body }),
+      auth: "bearer",
+      live,
+      note: `judged request (${live} by ${source.split(" ")[0]}): ${why}`,
+    })),
+  );
+}
 
 /** The `Authorization` a credential form sends: the run's key as Bearer, a made-up Basic pair, or none. */
 function authorizationHeader(form, apiKey) {

@@ -7,12 +7,9 @@
 // state refusal to explain it) and how it reports them. An entry that explains nothing is stale,
 // and a failure too, so that the list stays true.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { KnownDifferences, contractOf, describeFinding, judgeJobCalls, parseKnownDifferences, summarizeAnswer, summarizeProblems } from "@api-contracts/contract-core";
-import { wireRequest } from "./exchanges.mjs";
-
-const require = createRequire(import.meta.url);
+import { specFolder, wireRequest } from "./exchanges.mjs";
 
 /** The file of a record folder that lists its accepted differences (kept when a run records). */
 export const KNOWN_FILE = "known-differences.json";
@@ -36,12 +33,7 @@ const KINDS = ["version", "configuration", "live-differs-from-docs", "contract"]
 export const RECORDED_SERVERS = { firecrawl: "webdata", autumn: "entitlements" };
 
 /** The folder the spec package exports its records from (`./recorded/*`): one folder per server. */
-export function recordedDir() {
-  const manifest = require.resolve("@api-contracts/spec/package.json");
-  const exported = JSON.parse(readFileSync(manifest, "utf8")).exports["./recorded/*"];
-  if (!exported) throw new Error("@api-contracts/spec exports no ./recorded/*");
-  return path.join(path.dirname(manifest), exported.replace("/*", ""));
-}
+export const recordedDir = () => specFolder("./recorded/*");
 
 /** The servers with a record folder. */
 export function serversRecorded(dir = recordedDir()) {

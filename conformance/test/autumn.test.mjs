@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseKnownDifferences } from "@api-contracts/contract-core";
 import { listChecks } from "@api-contracts/contract-tests";
-import { AUTUMN_SEED, autumnFixtures, autumnRequests, judgedEntitlementsBodies, prepareCheckout, REGISTRY_GAPS, startSqsStandIn } from "../src/index.mjs";
+import { AUTUMN_SEED, autumnFixtures, autumnRequests, judgedRequests, prepareCheckout, REGISTRY_GAPS, startSqsStandIn } from "../src/index.mjs";
 import { operationIdsOf } from "./operations.mjs";
 
 const operationIds = operationIdsOf("entitlements");
@@ -14,8 +14,8 @@ const operationIds = operationIdsOf("entitlements");
 describe("the Autumn request list", () => {
   const requests = autumnRequests();
 
-  it("sends every judged entitlements body and at least 30 of its own", () => {
-    const judged = judgedEntitlementsBodies();
+  it("sends every judged entitlements request and at least 30 of its own", () => {
+    const judged = judgedRequests("entitlements");
     expect(judged.length).toBeGreaterThan(0);
     expect(requests.filter((r) => r.note.startsWith("judged request")).length).toBe(judged.length);
     expect(requests.length - judged.length).toBeGreaterThanOrEqual(30);
