@@ -154,7 +154,8 @@ export async function runKitLevels({ service, baseUrl, apiKey, levels, known, re
   for (const [index, level] of levels.entries()) {
     const levelReport = index === 0 ? report : report.replace(/(\.json)?$/, `-${level}.json`);
     const args = [kitBin, "--service", service, "--base-url", baseUrl, "--level", level, "--report", levelReport, ...extraArgs(level)];
-    const checks = new Set(listChecks(service, level).map((check) => `${check.operation} ${check.name}`));
+    // The kit's checks are listed here, in this process, only when there are entries to sort.
+    const checks = new Set(entries.length === 0 ? [] : listChecks(service, level).map((check) => `${check.operation} ${check.name}`));
     const own = entries.filter((entry) => checks.has(`${entry.operation} ${entry.check}`));
     if (own.length > 0) {
       const levelKnown = path.join(logDir, `known-differences-${level}.json`);
