@@ -118,3 +118,18 @@ it("the queue stand-in takes a batch as SQS's JSON protocol answers it", async (
     await queue.close();
   }
 });
+
+it("the queue stand-in refuses a body longer than SQS takes with 413, and counts it as no message", async () => {
+  const queue = await startSqsStandIn();
+  try {
+    const status = await fetch(queue.baseUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
+      body: JSON.stringify({ QueueUrl: `${queue.baseUrl}/000000000000/q.fifo`, MessageBody: "x".repeat(1024 * 1024) }),
+    }).then((r) => r.status, (error) => String(error));
+    expect([413, "TypeError: fetch failed"]).toContain(status);
+    expect(queue.taken).toEqual({});
+  } finally {
+    await queue.close();
+  }
+});
