@@ -3,13 +3,7 @@
 // then our own: the seeded features, an unknown customer and feature, bodies the contract refuses,
 // a body that is not JSON, the credential forms, the response versions, a lock released and one
 // confirmed, and a track followed by a check. Ids are the ones the run seeds (AUTUMN_SEED).
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
-
-/** The judged requests of each entitlements operation. */
-const JUDGED_OPERATIONS = ["checkAccess", "trackUsage", "finalizeLock", "checkAccessLegacy", "trackUsageLegacy"];
+import { judgedRequests } from "./exchanges.mjs";
 
 /** What the run seeds through Autumn's API before the list is sent. */
 export const AUTUMN_SEED = {
@@ -33,12 +27,7 @@ const ROUTES = {
   trackUsageLegacy: "/v1/track",
 };
 
-/** The judged bodies of `@api-contracts/spec/live-requests/entitlements/<operation>.json`. */
-export function judgedEntitlementsBodies() {
-  return JUDGED_OPERATIONS.flatMap((operation) => JSON.parse(readFileSync(require.resolve(`@api-contracts/spec/live-requests/entitlements/${operation}.json`), "utf8")));
-}
-
-export function autumnRequests(judged = judgedEntitlementsBodies(), seed = AUTUMN_SEED) {
+export function autumnRequests(judged = judgedRequests("entitlements"), seed = AUTUMN_SEED) {
   const call = (operation, rest) => ({ operation, method: "POST", path: ROUTES[operation], auth: "bearer", ...rest });
   const check = (rest) => call("checkAccess", rest);
   const track = (rest) => call("trackUsage", rest);
@@ -46,7 +35,7 @@ export function autumnRequests(judged = judgedEntitlementsBodies(), seed = AUTUM
   const customer = seed.customerId;
   const metered = { customer_id: customer, feature_id: seed.meteredFeatureId };
   return [
-    ...judged.map((entry) => call(entry.operation, { body: entry.body, note: `judged request (${entry.live} by ${entry.source.split(" ")[0]}): ${entry.why}` })),
+    ...judged,
 
     check({ body: metered, note: "the seeded metered feature" }),
     check({ body: { customer_id: customer, feature_id: seed.booleanFeatureId }, note: "the seeded boolean feature" }),

@@ -1,37 +1,72 @@
 // Sends a fixed list of raw requests to a server and keeps each exchange in the recorded format:
-// method, path, query, which credential form was sent (never its value), request body, status,
-// content type, response body and the server's source commit.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// method, path, query, which credential form was sent (never its value), headers, request body,
+// status, content type, response body and the server's source commit.
+import { Buffer } from "node:buffer";
+import { readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { isJsonMediaType, redactor } from "@api-contracts/contract-core";
-import { DELIVERIES_FILE, KNOWN_FILE } from "./judgement.mjs";
+import { contractOf, fillPath, isJsonMediaType, queryString, readAnswerBody, redactor } from "@api-contracts/contract-core";
 
-/** Most bytes of one answer kept; a longer answer is cut and marked. */
+const require = createRequire(import.meta.url);
+
+/** Most bytes of one answer kept; a longer answer is recorded as a note of its size. */
 const MAX_ANSWER_BYTES = 256 * 1024;
 
+/** The folder of an export of the spec package that names one (`./recorded/*`, `./live-requests/*`). */
+export function specFolder(exported) {
+  const manifest = require.resolve("@api-contracts/spec/package.json");
+  const target = JSON.parse(readFileSync(manifest, "utf8")).exports[exported];
+  if (!target) throw new Error(`@api-contracts/spec exports no ${exported}`);
+  return path.join(path.dirname(manifest), target.replace("/*", ""));
+}
+
+/**
+ * Every request of `@api-contracts/spec/live-requests/<api>/*.json` (files in name order), each
+ * labelled with the live verdict its source gives (`live`, and in its note), as a request of a run's
+ * list: its operation's method, its path (the operation's when it names none), query, headers and
+ * body, with the run's key.
+ */
+export function judgedRequests(api) {
+  const operations = new Map(contractOf(api).validators.listOperations().map((op) => [op.operationId, op]));
+  const dir = path.join(specFolder("./live-requests/*"), api);
+  const files = readdirSync(dir).filter((file) => file.endsWith(".json")).sort();
+  return files.flatMap((file) =>
+    JSON.parse(readFileSync(path.join(dir, file), "utf8")).map(({ operation, path: concrete, query, headers, body, live, source, why }) => ({
+      operation,
+      method: operations.get(operation).method.toUpperCase(),
+      path: concrete ?? operations.get(operation).path,
+      ...(query === undefined ? {} : { query }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(body === undefined ? {} : { body }),
+      auth: "bearer",
+      live,
+      note: `judged request (${live} by ${source.split(" ")[0]}): ${why}`,
+    })),
+  );
+}
+
+/** The `Authorization` a credential form sends: the run's key as Bearer, a made-up Basic pair, or none. */
 function authorizationHeader(form, apiKey) {
   if (form === "bearer") return { authorization: `Bearer ${apiKey}` };
   if (form === "basic") return { authorization: `Basic ${Buffer.from("conformance:not-a-key").toString("base64")}` };
   return {};
 }
 
-/** Reads at most MAX_ANSWER_BYTES of an answer's body as text. */
-async function boundedText(response) {
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const chunks = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      return `${Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString("utf8")}[cut at ${MAX_ANSWER_BYTES} bytes]`;
-    }
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/**
+ * A request of a list (or of a record: its `authorization` form, `requestBody`, `requestRaw`) as it
+ * goes on the wire: method, target (its concrete path and query), headers and body. A body is sent as
+ * JSON; `headers` (never a credential) come last, so that a request may name another Content-Type.
+ */
+export function wireRequest(request, apiKey) {
+  const raw = request.raw ?? request.requestRaw;
+  const body = request.body ?? request.requestBody;
+  const sent = raw ?? (body === undefined ? undefined : JSON.stringify(body));
+  const headers = {
+    ...authorizationHeader(request.auth ?? request.authorization, apiKey),
+    ...(sent === undefined ? {} : { "content-type": "application/json" }),
+    ...(request.headers ?? {}),
+  };
+  return { method: request.method, target: `${request.path}${queryString(request.query ?? {})}`, headers, ...(sent === undefined ? {} : { body: sent }) };
 }
 
 /**
@@ -40,28 +75,16 @@ async function boundedText(response) {
  * member}`, puts the answer's member there); `request.headers` (never a credential) are sent and recorded.
  */
 export async function exchange(baseUrl, request, { apiKey, server, values, timeoutMs }) {
-  const concretePath = request.path.replace(/\{(\w+)\}/g, (_m, name) => {
-    if (!(name in values)) throw new Error(`${request.operation}: no value for {${name}} (an earlier request should have given it)`);
-    return values[name];
+  const path = fillPath(request.path, values, (name) => {
+    throw new Error(`${request.operation}: no value for {${name}} (an earlier request should have given it)`);
   });
-  const url = new URL(concretePath, baseUrl);
-  for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, String(value));
-  const hasBody = request.body !== undefined || request.raw !== undefined;
-  const response = await fetch(url, {
-    method: request.method,
-    headers: {
-      ...authorizationHeader(request.auth, apiKey),
-      ...(hasBody ? { "content-type": "application/json" } : {}),
-      ...(request.headers ?? {}),
-    },
-    ...(hasBody ? { body: request.raw ?? JSON.stringify(request.body) } : {}),
-    signal: AbortSignal.timeout(timeoutMs),
-    redirect: "manual",
-  });
-  const text = redactor([apiKey])(await boundedText(response));
+  const sent = wireRequest({ ...request, path }, apiKey);
+  const response = await fetch(new URL(sent.target, baseUrl), { method: sent.method, headers: sent.headers, body: sent.body, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+  const bytes = await readAnswerBody(response, MAX_ANSWER_BYTES);
+  const text = bytes === undefined ? `[an answer of more than ${MAX_ANSWER_BYTES} bytes, not kept]` : redactor([apiKey])(Buffer.from(bytes).toString("utf8"));
   const contentType = response.headers.get("content-type") ?? "";
   let responseBody = text;
-  if (isJsonMediaType(contentType.split(";")[0].trim().toLowerCase())) {
+  if (bytes !== undefined && isJsonMediaType(contentType)) {
     try {
       responseBody = JSON.parse(text);
     } catch {
@@ -74,7 +97,7 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
   return {
     operation: request.operation,
     method: request.method,
-    path: concretePath,
+    path,
     ...(request.query ? { query: request.query } : {}),
     authorization: request.auth,
     ...(request.headers ? { headers: request.headers } : {}),
@@ -86,25 +109,4 @@ export async function exchange(baseUrl, request, { apiKey, server, values, timeo
     server,
     note: request.note,
   };
-}
-
-/**
- * Writes the exchanges as one JSON array per operation (`<operationId>.json`; requests outside
- * the contract go to `outside-contract.json`) and, when given, the crawls started with a webhook
- * (`webhook-deliveries.json`), replacing the earlier records of the folder but keeping its
- * known-differences.json.
- */
-export function writeRecords(dir, exchanges, webhookCrawls) {
-  mkdirSync(dir, { recursive: true });
-  const byFile = new Map();
-  for (const item of exchanges) {
-    const file = `${item.operation ?? "outside-contract"}.json`;
-    byFile.set(file, [...(byFile.get(file) ?? []), item]);
-  }
-  if (webhookCrawls) byFile.set(DELIVERIES_FILE, webhookCrawls);
-  for (const file of readdirSync(dir)) {
-    if (file.endsWith(".json") && file !== KNOWN_FILE && !byFile.has(file)) rmSync(path.join(dir, file));
-  }
-  for (const [file, items] of byFile) writeFileSync(path.join(dir, file), `${JSON.stringify(items, null, 2)}\n`);
-  return [...byFile.keys()].sort();
 }

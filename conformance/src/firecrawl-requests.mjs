@@ -1,22 +1,24 @@
-// The fixed list of raw requests a Firecrawl run sends, in order. Crawl bodies come from the spec
-// package's judged requests (each labelled with the live verdict of a newer release) plus a few
-// of our own; every other in-scope Web Data operation is asked with and without valid input and
-// credentials. `capture` keeps a value of an answer for a later path (`{startedCrawlId}`).
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
-
-/** The startCrawl bodies of `@api-contracts/spec/live-requests/webdata/startCrawl.json`. */
-function judgedCrawlBodies() {
-  return JSON.parse(readFileSync(require.resolve("@api-contracts/spec/live-requests/webdata/startCrawl.json"), "utf8"));
-}
+// The fixed list of raw requests a Firecrawl run sends, in order: every judged request of the
+// spec package (`live-requests/webdata/*.json`, each labelled with the live verdict its source
+// gives, with its path, query, headers and body) and our own: crawls, cancels, and every other
+// in-scope Web Data operation with and without valid input and credentials. `capture` keeps a
+// value of an answer for a later path (`{startedCrawlId}`).
+import { judgedRequests } from "./exchanges.mjs";
 
 const MONITOR_ID = "0f6c2b8e-1d3a-4b5c-9e7f-a1b2c3d4e5f6";
 const UNKNOWN_CRAWL_ID = "00000000-0000-4000-8000-000000000000";
 const CRAWL = { operation: "startCrawl", method: "POST", path: "/v2/crawl", auth: "bearer" };
 
-export function firecrawlRequests(judged = judgedCrawlBodies()) {
+/**
+ * Whether a request would end the self-hosted server rather than be answered: a usable
+ * `x-idempotency-key` (one the service takes) is stored by `createIdempotencyKey` in the main
+ * database such a server has not, a promise nobody awaits (yzkee/firecrawl@ca0be9b7d91e
+ * apps/api/src/routes/shared.ts idempotencyMiddleware), and its rejection ends the process. The
+ * run leaves those judged requests out; contract-core's tests still hold the contract to them.
+ */
+export const endsSelfHostedServer = (request) => Boolean(request.headers?.["x-idempotency-key"]) && request.live === "accepted";
+
+export function firecrawlRequests(judged = judgedRequests("webdata").filter((request) => !endsSelfHostedServer(request))) {
   const sessions = (operation, route) => [
     { operation, method: "GET", path: route, auth: "bearer", note: "list every session" },
     { operation, method: "GET", path: route, query: { status: "active" }, auth: "bearer", note: "list active sessions" },
@@ -25,7 +27,7 @@ export function firecrawlRequests(judged = judgedCrawlBodies()) {
   ];
   return [
     { ...CRAWL, body: { url: "https://example.com" }, capture: { startedCrawlId: "id" }, note: "the smallest crawl; its id is cancelled below" },
-    ...judged.map((entry) => ({ ...CRAWL, body: entry.body, note: `judged request (${entry.live} by ${entry.source.split(" ")[0]}): ${entry.why}` })),
+    ...judged,
     { ...CRAWL, body: {}, note: "url missing" },
     { ...CRAWL, body: { url: 5 }, note: "url of the wrong type" },
     { ...CRAWL, raw: "{bad", note: "a body that is not JSON" },

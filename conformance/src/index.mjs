@@ -1,7 +1,8 @@
 export { summariseProxyReport, PROXY_KNOWN_DIFFERENCES } from "./firecrawl-sdk.mjs";
 export { firecrawlRequests } from "./firecrawl-requests.mjs";
 export { prepareCheckout, autumnFixtures, REGISTRY_GAPS } from "./autumn.mjs";
-export { autumnRequests, judgedEntitlementsBodies, AUTUMN_SEED } from "./autumn-requests.mjs";
+export { autumnRequests, AUTUMN_SEED } from "./autumn-requests.mjs";
+export { judgedRequests } from "./exchanges.mjs";
 export { startSqsStandIn } from "./sqs-stand-in.mjs";
 export { webhookCrawls } from "./firecrawl-webhooks.mjs";
 export { startStaticSite, SITE_PAGES } from "./static-site.mjs";

@@ -1,16 +1,15 @@
 // How a recorded exchange with a real server is judged, one implementation for a run
-// (`conformance <server>`) and for the replay of its records. Each exchange and each crawl's webhook
-// calls are judged by contract-core (ExchangeJudge, judgeJobCalls), as the kit and the proxy judge
-// them; what is conformance's own is the record format, which disagreements it asks an accepted
-// difference for (an acceptance or a refusal the contract's verdict does not share, a request
-// served without a Bearer credential) and how it reports them. An entry that explains nothing is
-// stale, and a failure too, so that the list stays true.
-import { readFileSync, readdirSync } from "node:fs";
-import { createRequire } from "node:module";
+// (`conformance <server>`) and for the replay of its records. Each request is decided, each answer,
+// each crawl's webhook calls judged by contract-core (`contractOf(api)`: the decision, the judge,
+// judgeJobCalls), as the kit and the proxy judge them; what is conformance's own is the record
+// format, which disagreements it asks an accepted difference for (a refused request that did not
+// get the decision's status and code, a request the decision serves refused as invalid with no
+// state refusal to explain it) and how it reports them. An entry that explains nothing is stale,
+// and a failure too, so that the list stays true.
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ExchangeJudge, KnownDifferences, OpenApiValidators, parseKnownDifferences, describeFinding, jobEventsOf, judgeJobCalls, loadBundle, summarizeAnswer, summarizeProblems, webhookSubscription } from "@api-contracts/contract-core";
-
-const require = createRequire(import.meta.url);
+import { KnownDifferences, contractOf, describeFinding, judgeJobCalls, parseKnownDifferences, summarizeAnswer, summarizeProblems } from "@api-contracts/contract-core";
+import { specFolder, wireRequest } from "./exchanges.mjs";
 
 /** The file of a record folder that lists its accepted differences (kept when a run records). */
 export const KNOWN_FILE = "known-differences.json";
@@ -30,33 +29,11 @@ const CHECKS = ["response", "verdict", "auth", "delivery-schema", "delivery-orde
  */
 const KINDS = ["version", "configuration", "live-differs-from-docs", "contract"];
 
-const textOf = (body, member) => (typeof body?.[member] === "string" ? body[member] : "");
-
-/**
- * The servers whose records are judged: the bundle each implements, and the 400 answers that
- * bundle documents as depending on the target's state rather than on the input (no refusal of a
- * valid request), by operation.
- */
-export const RECORDED_SERVERS = {
-  firecrawl: { service: "webdata", stateRefusals: {} },
-  autumn: {
-    service: "entitlements",
-    stateRefusals: {
-      // FinalizeBadRequest: `invalid_request` when no live lock has the lock_id.
-      finalizeLock: (body) => textOf(body, "code") === "invalid_request" && /^Lock not found for ID: /.test(textOf(body, "message")),
-      // CheckBadRequest: `invalid_request` for send_event or a lock on a boolean feature, `invalid_inputs` for a lock on another non-consumable one.
-      checkAccess: (body) => ["invalid_inputs", "invalid_request"].includes(textOf(body, "code")) && /send_event|lock/i.test(textOf(body, "message")) && !/: must be /.test(textOf(body, "message")),
-    },
-  },
-};
+/** The servers whose records are judged, and the API each implements. */
+export const RECORDED_SERVERS = { firecrawl: "webdata", autumn: "entitlements" };
 
 /** The folder the spec package exports its records from (`./recorded/*`): one folder per server. */
-export function recordedDir() {
-  const manifest = require.resolve("@api-contracts/spec/package.json");
-  const exported = JSON.parse(readFileSync(manifest, "utf8")).exports["./recorded/*"];
-  if (!exported) throw new Error("@api-contracts/spec exports no ./recorded/*");
-  return path.join(path.dirname(manifest), exported.replace("/*", ""));
-}
+export const recordedDir = () => specFolder("./recorded/*");
 
 /** The servers with a record folder. */
 export function serversRecorded(dir = recordedDir()) {
@@ -104,15 +81,32 @@ export function readKnown(folder) {
   return readListOf(folder, KNOWN_FILE);
 }
 
-/** The recorded request's target: its path and query. */
-const targetOf = (item) => (item.query ? `${item.path}?${new URLSearchParams(item.query)}` : item.path);
-/** The recorded request's body as sent; undefined when it had none. */
-const sentOf = (item) => item.requestRaw ?? (item.requestBody === undefined ? undefined : JSON.stringify(item.requestBody));
+/**
+ * Writes the exchanges as one JSON array per operation (`<operationId>.json`; requests outside
+ * the contract go to `outside-contract.json`) and, when given, the crawls started with a webhook
+ * (`webhook-deliveries.json`), replacing the earlier records of the folder but keeping its
+ * known-differences.json.
+ */
+export function writeRecords(dir, exchanges, webhookCrawls) {
+  mkdirSync(dir, { recursive: true });
+  const byFile = new Map();
+  for (const item of exchanges) {
+    const file = `${item.operation ?? "outside-contract"}.json`;
+    byFile.set(file, [...(byFile.get(file) ?? []), item]);
+  }
+  if (webhookCrawls) byFile.set(DELIVERIES_FILE, webhookCrawls);
+  for (const file of readdirSync(dir)) {
+    if (file.endsWith(".json") && file !== KNOWN_FILE && !byFile.has(file)) rmSync(path.join(dir, file));
+  }
+  for (const [file, items] of byFile) writeFileSync(path.join(dir, file), `${JSON.stringify(items, null, 2)}\n`);
+  return [...byFile.keys()].sort();
+}
 
-/** The request of an exchange on one line: method, path, query, headers and body. */
+/** The request of an exchange on one line: method, target, headers and body (never a credential). */
 export function requestLine(item) {
+  const { target, body } = wireRequest(item, "");
   const headers = Object.entries(item.headers ?? {}).map(([name, value]) => `${name}: ${value} `).join("");
-  return `${item.method} ${targetOf(item)} ${headers}${sentOf(item) ?? ""}`.trimEnd();
+  return `${item.method} ${target} ${headers}${body ?? ""}`.trimEnd();
 }
 
 /** A credential in the text of an exchange: a Bearer or Basic value, or a key of either API. */
@@ -127,33 +121,46 @@ export function answerText(item) {
   return typeof item.responseBody === "string" ? item.responseBody : JSON.stringify(item.responseBody ?? null);
 }
 
-/** The recorded request as contract-core's judgement takes it: target, headers and body text. */
-function requestOf(item) {
-  const sent = sentOf(item);
-  // The recorder sends its bodies as JSON and names other headers only where they matter.
-  const headers = { ...(sent === undefined ? {} : { "content-type": "application/json" }), ...(item.headers ?? {}) };
-  return { method: item.method, target: targetOf(item), headers, ...(sent === undefined ? {} : { bodyText: sent }) };
+/**
+ * The key a judged request's Bearer credential stands for: the run's own key, which a record never
+ * holds. The server knows it and no other (a Basic pair carries none of it).
+ */
+export const runKeyOf = (contract) => `${contract.api.key.prefix}conformance-run`;
+
+/** The decision on a recorded request, as sent: with the run's key (the one the server knows) for a Bearer credential. */
+export function decisionOn(contract, item) {
+  const key = runKeyOf(contract);
+  return contract.decide(wireRequest(item, key), { acceptsKey: (given) => given === key });
 }
 
 /**
  * Every way one exchange disagrees with the contract, each as `{check, text: "<check>: <detail> --
  * <request>"}`; the detail lists every problem, so that a known difference can name any of them.
+ * The answer is judged against its operation's responses. The request, by the API's decision: one
+ * it refuses must get the refusal's status and, where the API's error body carries one, its code
+ * (`auth` when the refusal is about the credential, else `verdict`); one it serves must not be
+ * refused as invalid (the facts' `invalid` status) unless the facts name the answer a refusal that
+ * depends on the target's state.
  */
-export function disagreements(judge, item, stateRefusals = {}) {
-  const operation = judge.validators.listOperations().find((op) => op.operationId === item.operation);
+export function disagreements(contract, item) {
+  const operation = contract.validators.listOperations().find((op) => op.operationId === item.operation);
   if (!operation) throw new Error(`no operation ${item.operation}`);
   const found = [];
 
-  const answer = judge.answer(operation, item.method, { status: item.status, contentType: item.contentType || undefined, bodyText: answerText(item) });
+  const answer = contract.judge.answer(operation, item.method, { status: item.status, contentType: item.contentType || undefined, bodyText: answerText(item) });
   if (answer.problems.length > 0) found.push({ check: "response", detail: summarizeAnswer(item.status, answer.problems, Infinity) });
 
-  const { problems } = judge.request(requestOf(item));
-  const accepted = item.status >= 200 && item.status < 300;
-  if (accepted && problems.length > 0) found.push({ check: "verdict", detail: `live accepted (${item.status}), the contract refuses: ${summarizeProblems(problems, Infinity)}` });
-  const stateRefusal = item.status === 400 && (stateRefusals[item.operation]?.(item.responseBody) ?? false);
-  if (item.status === 400 && problems.length === 0 && !stateRefusal) found.push({ check: "verdict", detail: "live refused (400), the contract accepts" });
-
-  if (accepted && item.authorization !== "bearer") found.push({ check: "auth", detail: `live served (${item.status}) a request with ${item.authorization === "none" ? "no credential" : "a Basic credential"}` });
+  const decision = decisionOn(contract, item);
+  const expected = contract.refusalOf(decision);
+  const refuses = expected && `the contract refuses: ${summarizeProblems(decision.problems, Infinity)}`;
+  const check = decision.refusal?.kind === "unauthorized" ? "auth" : "verdict";
+  const [code, given] = [expected && contract.codeOf(expected.body), contract.codeOf(item.responseBody)];
+  if (!expected) {
+    const invalid = item.status === contract.api.errors.refusals.invalid.status && !contract.stateRefusal(item.operation, { status: item.status, body: item.responseBody });
+    if (invalid) found.push({ check, detail: `live refused (${item.status}), the contract accepts` });
+  } else if (item.status >= 200 && item.status < 300) found.push({ check, detail: `live accepted (${item.status}), ${refuses}` });
+  else if (item.status !== expected.status) found.push({ check, detail: `expected ${expected.status}, got ${item.status}; ${refuses}` });
+  else if (code !== undefined && given !== code) found.push({ check, detail: `expected code ${code}, got ${JSON.stringify(given ?? null)}; ${refuses}` });
 
   return found.map(({ check, detail }) => ({ check, text: `${check}: ${detail} -- ${requestLine(item)}` }));
 }
@@ -178,14 +185,14 @@ export function deliveryType(delivery) {
  * secret, then all of them against what the crawl's webhook asked and the order the contract's
  * events give), with the recorded deliveries taken as complete.
  */
-export function deliveryDisagreements(crawl, { validators, secret = WEBHOOK_SECRET }) {
-  const operation = validators.listOperations().find((op) => op.operationId === crawl.start.operation);
-  const events = operation && jobEventsOf(validators, operation.operationId);
+export function deliveryDisagreements(crawl, { contract, secret = WEBHOOK_SECRET }) {
+  const operation = contract.validators.listOperations().find((op) => op.operationId === crawl.start.operation);
+  const events = operation && contract.jobEvents(operation.operationId);
   if (!events) throw new Error(`${crawl.start.operation} takes no webhook with a first and a last event`);
   // What the crawl's webhook asked, as the service reads it (a bare URL, the description's defaults).
-  const subscription = webhookSubscription(validators.document, operation, crawl.start.requestBody) ?? { url: "", headers: {}, metadata: {}, events: [] };
+  const subscription = contract.webhookSubscription(operation, crawl.start.requestBody) ?? { url: "", headers: {}, metadata: {}, events: [] };
   const started = crawl.start.status >= 200 && crawl.start.status < 300;
-  const findings = judgeJobCalls(validators, { id: crawl.start.responseBody?.id, subscription, events }, crawl.deliveries.map((delivery) => ({ method: delivery.method, headers: delivery.headers, body: delivery.rawBody })), { secret, complete: true });
+  const findings = judgeJobCalls(contract.validators, { id: crawl.start.responseBody?.id, subscription, events }, crawl.deliveries.map((delivery) => ({ method: delivery.method, headers: delivery.headers, body: delivery.rawBody })), { secret, complete: true });
   const types = crawl.deliveries.map(deliveryType);
   const where = (index) => (index === undefined ? `the crawl's deliveries (${types.join(", ") || "none"})` : `${types[index] ?? "a delivery"} #${index} to ${crawl.deliveries[index].path}`);
   const found = [];
@@ -237,22 +244,20 @@ function checkedKnown(known, operationIds) {
  * - `listProblems`: what is wrong with the list itself.
  */
 export function judgeRecords(server, { exchanges, webhookCrawls = [] }, known) {
-  if (!RECORDED_SERVERS[server]) throw new Error(`recorded/${server}: name the bundle it implements in RECORDED_SERVERS`);
-  const { service, stateRefusals } = RECORDED_SERVERS[server];
-  const validators = new OpenApiValidators(loadBundle(service));
-  const judge = new ExchangeJudge(validators);
-  const checked = checkedKnown(known, validators.listOperations().map((op) => op.operationId));
+  if (!RECORDED_SERVERS[server]) throw new Error(`recorded/${server}: name the API it implements in RECORDED_SERVERS`);
+  const contract = contractOf(RECORDED_SERVERS[server]);
+  const checked = checkedKnown(known, contract.validators.listOperations().map((op) => op.operationId));
   const listed = new KnownDifferences(checked.entries);
   const explain = (operation, found) => ({ found, unexplained: found.filter((one) => !listed.explain(operation, one.check, one.text)).map((one) => one.text) });
   const results = [...exchanges, ...webhookCrawls.map((crawl) => crawl.start)]
     .filter((item) => item.operation !== null)
-    .map((item) => ({ item, ...explain(item.operation, disagreements(judge, item, stateRefusals)) }));
-  const crawls = webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { validators })) }));
+    .map((item) => ({ item, ...explain(item.operation, disagreements(contract, item)) }));
+  const crawls = webhookCrawls.map((crawl) => ({ crawl, ...explain(crawl.start.operation, deliveryDisagreements(crawl, { contract })) }));
   return {
     results,
     crawls,
     stale: listed.stale(),
-    nowDescribed: exchanges.filter((item) => item.operation === null && validators.findOperation(item.method, item.path) !== undefined),
+    nowDescribed: exchanges.filter((item) => item.operation === null && contract.validators.findOperation(item.method, item.path) !== undefined),
     credentials: [...exchanges, ...webhookCrawls].filter((item) => CREDENTIAL.test(JSON.stringify(item))),
     listProblems: checked.problems,
   };

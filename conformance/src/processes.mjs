@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { createConnection, createServer } from "node:net";
+import { listen } from "@api-contracts/contract-core/server";
 
 /** Children still running, by pid. */
 const running = new Map();
@@ -17,13 +18,8 @@ export async function freePort() {
   return port;
 }
 
-/** Starts `server` listening on a free port of 127.0.0.1; resolves with the port. */
-export function listenOnLoopback(server) {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve(server.address().port));
-  });
-}
+/** Starts `server` listening on a free port of 127.0.0.1 (contract-core's `listen`); resolves with the port. */
+export const listenOnLoopback = async (server) => (await listen(server, 0, "127.0.0.1")).port;
 
 /** Closes an HTTP server with the connections it still holds; resolves when it is closed (or was already). */
 export function closeServer(server) {

@@ -7,8 +7,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadKnownDifferences } from "@api-contracts/contract-core";
-import { writeRecords } from "./exchanges.mjs";
-import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf } from "./judgement.mjs";
+import { failuresOf, judgeRecords, KNOWN_FILE, readKnown, recordedDir, summaryOf, writeRecords } from "./judgement.mjs";
 import { freePort, probePort, run, runStep, startDaemon, waitUntil, whenStopped } from "./processes.mjs";
 
 const require = createRequire(import.meta.url);
@@ -155,7 +154,8 @@ export async function runKitLevels({ service, baseUrl, apiKey, levels, known, re
   for (const [index, level] of levels.entries()) {
     const levelReport = index === 0 ? report : report.replace(/(\.json)?$/, `-${level}.json`);
     const args = [kitBin, "--service", service, "--base-url", baseUrl, "--level", level, "--report", levelReport, ...extraArgs(level)];
-    const checks = new Set(listChecks(service, level).map((check) => `${check.operation} ${check.name}`));
+    // The kit's checks are listed here, in this process, only when there are entries to sort.
+    const checks = new Set(entries.length === 0 ? [] : listChecks(service, level).map((check) => `${check.operation} ${check.name}`));
     const own = entries.filter((entry) => checks.has(`${entry.operation} ${entry.check}`));
     if (own.length > 0) {
       const levelKnown = path.join(logDir, `known-differences-${level}.json`);

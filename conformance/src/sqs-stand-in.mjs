@@ -4,7 +4,11 @@
 // (balances are deducted in Redis before a job is queued) do not depend on them.
 import { createHash, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
+import { readBody } from "@api-contracts/contract-core/server";
 import { closeServer, listenOnLoopback } from "./processes.mjs";
+
+/** SQS's largest message (and batch), with room for the JSON protocol's envelope. */
+const MAX_MESSAGE_BYTES = 512 * 1024;
 
 const md5 = (text) => createHash("md5").update(text, "utf8").digest("hex");
 
@@ -25,22 +29,19 @@ function answer(action, input) {
  */
 export async function startSqsStandIn() {
   const taken = {};
-  const server = createServer((request, response) => {
-    const chunks = [];
-    request.on("data", (chunk) => chunks.push(chunk));
-    request.on("end", () => {
-      const target = String(request.headers["x-amz-target"] ?? "");
-      const action = target.split(".").pop() || "unknown";
-      let input = {};
-      try {
-        input = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-      } catch {
-        // not the JSON protocol: answered with an empty object all the same
-      }
-      taken[action] = (taken[action] ?? 0) + 1;
-      response.writeHead(200, { "content-type": "application/x-amz-json-1.0" });
-      response.end(JSON.stringify(answer(action, input)));
-    });
+  const server = createServer(async (request, response) => {
+    // SQS takes at most 256 KiB a message (or a batch); a longer body is no message.
+    const body = await readBody(request, MAX_MESSAGE_BYTES).catch(() => undefined);
+    if (body === undefined) return void response.writeHead(413, { connection: "close" }).end();
+    const action = String(request.headers["x-amz-target"] ?? "").split(".").pop() || "unknown";
+    let input = {};
+    try {
+      input = JSON.parse(body.toString("utf8") || "{}");
+    } catch {
+      // not the JSON protocol: answered with an empty object all the same
+    }
+    taken[action] = (taken[action] ?? 0) + 1;
+    response.writeHead(200, { "content-type": "application/x-amz-json-1.0" }).end(JSON.stringify(answer(action, input)));
   });
   const port = await listenOnLoopback(server);
   return { baseUrl: `http://127.0.0.1:${port}`, taken, close: () => closeServer(server) };

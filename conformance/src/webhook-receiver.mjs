@@ -2,6 +2,7 @@
 // exact text) and answers 200. Bounded: a body over MAX_DELIVERY_BYTES is refused with 413, and
 // after MAX_DELIVERIES the receiver answers 503 and keeps nothing more.
 import { createServer } from "node:http";
+import { readUpTo } from "@api-contracts/contract-core/server";
 import { closeServer, listenOnLoopback } from "./processes.mjs";
 
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
@@ -14,30 +15,21 @@ export async function startWebhookReceiver() {
   const notify = () => {
     for (const waiter of waiting) waiter();
   };
-  const server = createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size > MAX_DELIVERY_BYTES) {
+  const server = createServer((req, res) =>
+    readUpTo(req, MAX_DELIVERY_BYTES, {
+      overflow: () => {
         res.writeHead(413, { connection: "close" }).end();
         req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (size > MAX_DELIVERY_BYTES) return;
-      if (deliveries.length >= MAX_DELIVERIES) {
-        res.writeHead(503).end();
-        return;
-      }
-      const { host: _host, ...headers } = req.headers;
-      deliveries.push({ receivedAt: Date.now(), method: req.method, path: req.url, headers, rawBody: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
-      notify();
-    });
-  });
+      },
+      end: (body) => {
+        if (deliveries.length >= MAX_DELIVERIES) return void res.writeHead(503).end();
+        const { host: _host, ...headers } = req.headers;
+        deliveries.push({ receivedAt: Date.now(), method: req.method, path: req.url, headers, rawBody: body.toString("utf8") });
+        res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+        notify();
+      },
+    }),
+  );
   server.requestTimeout = 15_000;
   server.headersTimeout = 10_000;
   /** Resolves once `done(deliveries)` holds, or with false after `timeoutMs`. */

@@ -2,17 +2,17 @@
 // and faulty exchanges built for the purpose, judged through the kit (Contract.judge, judgeJob),
 // the proxy (a live contract-proxy in front of a server that replays each answer, its webhook relay
 // taking each delivery) and conformance (disagreements, deliveryDisagreements), must give the same
-// problems, worded the same way.
+// problems, worded the same way; each request, sent as recorded, gets the same decision from the
+// proxy as from conformance.
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExchangeJudge, OpenApiValidators, jobEventsOf, loadBundle, summarizeAnswer, summarizeProblems, webhookSubscription } from "@api-contracts/contract-core";
+import { contractOf, describeProblem, loadBundle, summarizeAnswer, summarizeProblems } from "@api-contracts/contract-core";
 import { Contract, judgeJob } from "@api-contracts/contract-tests";
 import { startContractProxy } from "@api-contracts/contract-proxy";
-import { RECORDED_SERVERS, WEBHOOK_SECRET, answerText, deliveryDisagreements, disagreements, readRecords, recordedDir } from "../src/judgement.mjs";
-
-const KEY = "Bearer conformance-differential-key";
+import { wireRequest } from "../src/exchanges.mjs";
+import { RECORDED_SERVERS, WEBHOOK_SECRET, answerText, decisionOn, deliveryDisagreements, disagreements, readRecords, recordedDir, runKeyOf } from "../src/judgement.mjs";
 
 /** A server that answers each request with the recorded answer its `x-replay` header names, and takes webhook calls. */
 async function replayServer() {
@@ -55,13 +55,12 @@ function faultyExchanges(server, exchanges) {
 }
 
 describe.each(Object.keys(RECORDED_SERVERS))("%s: the kit, the proxy and conformance judge each exchange alike", (server) => {
-  const { service } = RECORDED_SERVERS[server];
+  const service = RECORDED_SERVERS[server];
   const records = readRecords(path.join(recordedDir(), server));
   const recorded = [...records.exchanges, ...records.webhookCrawls.map((crawl) => crawl.start)].filter((item) => item.operation !== null);
   const exchanges = [...recorded, ...faultyExchanges(server, recorded)];
-  const validators = new OpenApiValidators(loadBundle(service));
-  const judge = new ExchangeJudge(validators);
-  const kit = new Contract(loadBundle(service));
+  const contract = contractOf(service);
+  const kit = new Contract(contract);
   let upstream;
   let proxy;
   /** What the proxy reported for each exchange, by direction. */
@@ -73,11 +72,10 @@ describe.each(Object.keys(RECORDED_SERVERS))("%s: the kit, the proxy and conform
     for (const [index, item] of exchanges.entries()) {
       const bodyText = answerText(item);
       upstream.answers.set(String(index), { status: item.status, contentType: item.contentType, bodyText });
-      const query = item.query ? `?${new URLSearchParams(Object.entries(item.query).map(([k, v]) => [k, String(v)]))}` : "";
-      const sent = item.requestRaw ?? (item.requestBody === undefined ? undefined : JSON.stringify(item.requestBody));
-      const headers = { authorization: KEY, "x-replay": String(index), ...(sent === undefined ? {} : { "content-type": "application/json" }), ...(item.headers ?? {}) };
+      // As sent, with the run's key standing in for the Bearer one a record never holds.
+      const sent = wireRequest(item, runKeyOf(contract));
       const before = proxy.violations.length;
-      const answer = await fetch(`${proxy.url}${item.path}${query}`, { method: item.method, headers, ...(sent === undefined ? {} : { body: sent }) });
+      const answer = await fetch(`${proxy.url}${sent.target}`, { method: sent.method, headers: { ...sent.headers, "x-replay": String(index) }, body: sent.body });
       await answer.arrayBuffer();
       const lines = proxy.violations.slice(before);
       byProxy.push({
@@ -102,7 +100,7 @@ describe.each(Object.keys(RECORDED_SERVERS))("%s: the kit, the proxy and conform
       const bodyText = answerText(item);
       const verdict = kit.judge({ method: item.method, path: item.path, status: item.status, contentType: item.contentType || null, bodyText });
       const proxied = byProxy[index].response;
-      const conformance = disagreements(judge, item).filter((one) => one.check === "response").map((one) => one.text.slice("response: ".length).split(" -- ")[0]);
+      const conformance = disagreements(contract, item).filter((one) => one.check === "response").map((one) => one.text.slice("response: ".length).split(" -- ")[0]);
       const said = {
         kit: { ok: verdict.ok, problems: verdict.problems, reason: verdict.ok ? "" : verdict.reason },
         proxy: { ok: proxied.length === 0, problems: proxied, reason: proxied.length === 0 ? "" : summarizeAnswer(item.status, proxied) },
@@ -128,23 +126,28 @@ describe.each(Object.keys(RECORDED_SERVERS))("%s: the kit, the proxy and conform
     }
   });
 
-  it("every accepted request: the proxy's problems with it are those conformance holds against the acceptance", () => {
+  it("every request: the proxy's problems with it are those of the decision conformance judges it by, and an accepted one's are those conformance holds against the acceptance", () => {
     const differ = [];
     for (const [index, item] of exchanges.entries()) {
-      if (item.status < 200 || item.status >= 300) continue;
-      const proxied = byProxy[index].request;
-      const conformance = disagreements(judge, item).filter((one) => one.check === "verdict").map((one) => one.text.split(" -- ")[0]);
-      const expected = proxied.length === 0 ? [] : [`verdict: live accepted (${item.status}), the contract refuses: ${summarizeProblems(proxied, Infinity)}`];
-      if (JSON.stringify(conformance) !== JSON.stringify(expected)) differ.push({ note: item.note, conformance, expected });
+      const decision = decisionOn(contract, item);
+      // The proxy cannot know which keys the server takes and passes any well-formed one; conformance knows the run's key alone.
+      const unknownKey = decision.refusal?.kind === "unauthorized" && decision.refusal.reason === "unknown-key";
+      const [proxied, decided] = [byProxy[index].request.map(describeProblem), unknownKey ? [] : decision.problems.map(describeProblem)];
+      const held = disagreements(contract, item).filter((one) => ["verdict", "auth"].includes(one.check)).map((one) => one.text.split(" -- ")[0]);
+      const accepted = item.status >= 200 && item.status < 300;
+      const expected = accepted && decision.refusal ? [`${decision.refusal.kind === "unauthorized" ? "auth" : "verdict"}: live accepted (${item.status}), the contract refuses: ${summarizeProblems(decision.problems, Infinity)}`] : [];
+      // The proxy's report cuts a long message (a pattern quoted whole) and marks the cut.
+      const alike = proxied.length === decided.length && proxied.every((line, i) => line === decided[i] || (line.endsWith("…") && decided[i].startsWith(line.slice(0, -1))));
+      if (!alike || (accepted && JSON.stringify(held) !== JSON.stringify(expected))) differ.push({ note: item.note, proxied, decided, held });
     }
     expect(differ).toEqual([]);
   });
 });
 
 describe("firecrawl's webhook deliveries: the kit, the proxy and conformance find the same", () => {
-  const validators = new OpenApiValidators(loadBundle("webdata"));
+  const contract = contractOf("webdata");
   const { webhookCrawls } = readRecords(path.join(recordedDir(), "firecrawl"));
-  const events = jobEventsOf(validators, "startCrawl");
+  const events = contract.jobEvents("startCrawl");
   const signed = (rawBody, secret) => `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
   const base = webhookCrawls[0];
   const types = base.deliveries.map((delivery) => JSON.parse(delivery.rawBody).type);
@@ -170,15 +173,15 @@ describe("firecrawl's webhook deliveries: the kit, the proxy and conformance fin
   it.each(crawls)("$name", async ({ crawl, finds }) => {
     expect(completed).toBeGreaterThan(0);
     const id = crawl.start.responseBody.id;
-    const subscription = webhookSubscription(validators.document, { method: "POST", path: "/v2/crawl" }, crawl.start.requestBody);
+    const subscription = contract.webhookSubscription({ method: "POST", path: "/v2/crawl" }, crawl.start.requestBody);
 
     // The kit: its receiver's calls, each arriving well after the one before.
     const calls = crawl.deliveries.map((delivery, index) => ({ at: index * 1_000, method: delivery.method, headers: delivery.headers, body: delivery.rawBody, type: JSON.parse(delivery.rawBody).type }));
-    const kit = judgeJob({ name: "crawl", subscription, id, calls, refused: { tooLarge: 0, overCap: 0 }, waitedMs: 1_000 }, events, { validators, secret: WEBHOOK_SECRET, graceMs: 250 });
+    const kit = judgeJob({ name: "crawl", subscription, id, calls, refused: { tooLarge: 0, overCap: 0 }, waitedMs: 1_000 }, events, { validators: contract.validators, secret: WEBHOOK_SECRET, graceMs: 250 });
     const kitTexts = kit.map((finding) => finding.text.replace(/^call #\d+ \([^)]*\): /, ""));
 
     // Conformance: the record.
-    const conformance = deliveryDisagreements(crawl, { validators });
+    const conformance = deliveryDisagreements(crawl, { contract });
     const conformanceTexts = conformance.map((one) => one.text.slice(one.check.length + 2).split(" -- ")[0]);
 
     // The proxy: the crawl started through it, each call relayed through its webhook server.
@@ -188,7 +191,7 @@ describe("firecrawl's webhook deliveries: the kit, the proxy and conformance fin
     try {
       upstream.answers.set("start", { status: 200, contentType: "application/json", bodyText: JSON.stringify(crawl.start.responseBody) });
       const webhook = typeof crawl.start.requestBody.webhook === "string" ? `${proxy.webhooks}/hooks` : { ...crawl.start.requestBody.webhook, url: `${proxy.webhooks}/hooks` };
-      await (await fetch(`${proxy.url}/v2/crawl`, { method: "POST", headers: { authorization: KEY, "content-type": "application/json", "x-replay": "start" }, body: JSON.stringify({ ...crawl.start.requestBody, webhook }) })).arrayBuffer();
+      await (await fetch(`${proxy.url}/v2/crawl`, { method: "POST", headers: { authorization: `Bearer ${runKeyOf(contract)}`, "content-type": "application/json", "x-replay": "start" }, body: JSON.stringify({ ...crawl.start.requestBody, webhook }) })).arrayBuffer();
       for (const [index, delivery] of crawl.deliveries.entries()) {
         if (index > 0) await new Promise((resolve) => setTimeout(resolve, 300));
         // Framing headers are fetch's own to set.

@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { autumnRequests, firecrawlRequests } from "../src/index.mjs";
 import { createHmac, randomUUID } from "node:crypto";
-import { OpenApiValidators, loadBundle } from "@api-contracts/contract-core";
+import { contractOf } from "@api-contracts/contract-core";
 import { deliveryDisagreements, failuresOf, judgeRecords, readExchanges, readKnown, readRecords, readWebhookCrawls, recordedDir, requestLine, serversRecorded, WEBHOOK_SECRET } from "../src/judgement.mjs";
 
 const root = process.env.CONFORMANCE_RECORDED ? path.resolve(process.env.CONFORMANCE_RECORDED) : recordedDir();
@@ -116,9 +116,48 @@ describe("the judgement a run and the replay share", () => {
     );
     expect(failures).toEqual([
       expect.stringContaining("response: status 418 is not documented"),
-      expect.stringContaining("auth: live served (200) a request with no credential"),
+      expect.stringContaining("auth: live accepted (200), the contract refuses: header/authorization is missing"),
       expect.stringContaining("verdict: live accepted (200), the contract refuses: body/limit must be number"),
     ]);
+  });
+
+  it("a refused request must get the decision's status, and its code where the API's error body carries one", () => {
+    const refused = { ...crawl, requestBody: { url: "https://example.com", limit: "10" }, contentType: "application/json" };
+    const answered = (status, responseBody) => failuresOf(judgeRecords("firecrawl", { exchanges: [{ ...refused, status, responseBody }] }, []));
+    expect(answered(400, { success: false, code: "BAD_REQUEST", error: "Bad Request", details: [] })).toEqual([]);
+    expect(answered(409, { success: false, error: "Idempotency key already used" })).toEqual([expect.stringContaining("verdict: expected 400, got 409; the contract refuses: body/limit must be number")]);
+    expect(answered(400, { success: false, error: "Bad Request" })).toEqual([expect.stringContaining("verdict: expected code BAD_REQUEST, got null; the contract refuses: body/limit")]);
+    // An early check of the facts (a crawl id that is not a UUID) has its own refusal, without a code.
+    const cancel = { ...crawl, operation: "cancelCrawl", method: "DELETE", path: "/v2/crawl/not-a-uuid", requestBody: undefined, status: 400, responseBody: { success: false, error: "Invalid job ID format. Job ID must be a valid UUID." } };
+    expect(failuresOf(judgeRecords("firecrawl", { exchanges: [cancel] }, []))).toEqual([]);
+    expect(failuresOf(judgeRecords("firecrawl", { exchanges: [{ ...cancel, status: 404, responseBody: { error: "Job not found" } }] }, []))).toEqual([expect.stringContaining("verdict: expected 400, got 404; the contract refuses: path/id ")]);
+  });
+
+  it("the server knows the run's key alone: a Basic credential carries a key it does not know, answered 401", () => {
+    const basic = { ...crawl, authorization: "basic" };
+    expect(failuresOf(judgeRecords("firecrawl", { exchanges: [basic] }, []))).toEqual([expect.stringContaining("auth: live accepted (200), the contract refuses: header/authorization carries a key the server does not know")]);
+    const refused = { ...basic, status: 401, responseBody: { success: false, error: "Unauthorized: Invalid token" } };
+    expect(failuresOf(judgeRecords("firecrawl", { exchanges: [refused] }, []))).toEqual([]);
+  });
+
+  it("a request the contract accepts may be refused as invalid only as a state refusal of the facts; any other refusal status is no verdict on it", () => {
+    const finalize = {
+      operation: "finalizeLock",
+      method: "POST",
+      path: "/v1/balances.finalize",
+      authorization: "bearer",
+      requestBody: { lock_id: "lock_1", action: "release" },
+      status: 400,
+      contentType: "application/json",
+      responseBody: { message: "Lock not found for ID: lock_1", code: "invalid_request", env: "sandbox" },
+      server: `useautumn/autumn@${"0".repeat(40)}`,
+      note: "a lock never placed",
+    };
+    expect(failuresOf(judgeRecords("autumn", { exchanges: [finalize] }, []))).toEqual([]);
+    const invalid = { ...finalize, responseBody: { message: "Invalid inputs: lock_id must be a string", code: "invalid_inputs", env: "sandbox" } };
+    expect(failuresOf(judgeRecords("autumn", { exchanges: [invalid] }, []))).toEqual([expect.stringContaining("verdict: live refused (400), the contract accepts -- POST /v1/balances.finalize")]);
+    const forbidden = { ...crawl, status: 403, responseBody: { success: false, error: "Threat protection is an enterprise feature and is not enabled for your team." } };
+    expect(failuresOf(judgeRecords("firecrawl", { exchanges: [forbidden] }, []))).toEqual([]);
   });
 
   it("a listed difference explains its disagreement, and a list entry that explains nothing is stale", () => {
@@ -163,8 +202,8 @@ describe("the judgement of a crawl's webhook deliveries", () => {
     return { method: "POST", path: "/hooks", headers: { "content-type": "application/json", ...headers, ...(sign ? { "x-firecrawl-signature": signed(rawBody) } : {}) }, rawBody };
   };
   const ordered = () => [delivery("crawl.started"), delivery("crawl.page"), delivery("crawl.completed")];
-  const validators = new OpenApiValidators(loadBundle("webdata"));
-  const judged = (deliveries, asked) => deliveryDisagreements({ start: start(asked), deliveries }, { validators });
+  const contract = contractOf("webdata");
+  const judged = (deliveries, asked) => deliveryDisagreements({ start: start(asked), deliveries }, { contract });
   const checks = (deliveries, asked) => judged(deliveries, asked).map((one) => one.check);
 
   it("finds nothing in signed deliveries that follow the webhook", () => {

@@ -127,6 +127,9 @@ export interface paths {
          *     **Retries.** Send an `idempotency_key` to make retries safe: a second request with a key that
          *     was already used is rejected with `409 duplicate_idempotency_key` and records nothing.
          *
+         *     **Expanding the feature.** The answer's balances name their feature by `feature_id`; add
+         *     `?expand=balance.feature` to embed the full feature object as `feature`.
+         *
          *     Track records usage; it does not decide access. Use `POST /v1/balances.check` to decide
          *     before doing the work.
          *
@@ -236,6 +239,9 @@ export interface paths {
          *
          *     **Retries.** Send an `idempotency_key` to make retries safe: a second request with a key that
          *     was already used is rejected with `409 duplicate_idempotency_key` and records nothing.
+         *
+         *     **Expanding the feature.** The answer's balances name their feature by `feature_id`; add
+         *     `?expand=balance.feature` to embed the full feature object as `feature`.
          *
          *     Track records usage; it does not decide access. Use `POST /v1/balances.check` to decide
          *     before doing the work.
@@ -636,9 +642,12 @@ export interface components {
             /** @description Whether the service also creates the customer in Stripe. */
             create_in_stripe?: boolean;
             /**
-             * @description Three-letter code of the currency to bill the customer in, in either case (for example
-             *     `usd`). The service accepts only the currencies Stripe can charge in, a list this contract
-             *     does not repeat.
+             * @description Three-letter code of the currency to bill the customer in, in any mix of upper and lower case
+             *     (for example `usd` or `EUR`): one of the 134 currencies Stripe can charge in (its presentment
+             *     currencies, as of 2026-07-06), not every ISO 4217 code. `xyz`, a code outside the list such as
+             *     `bhd` (a three-decimal currency) or an empty string is rejected with `400 invalid_inputs`.
+             *     The code is compared after JavaScript's lower-casing, so the Kelvin sign (U+212A) counts as
+             *     a `k`.
              * @example usd
              */
             currency?: string | null;
@@ -1401,7 +1410,7 @@ export interface components {
     };
     responses: {
         /**
-         * @description The request is invalid. `code` is `invalid_inputs` (body fails validation, lock on a non-consumable feature, `lock.expires_at` more than 24 hours ahead), `invalid_request` (`send_event` or a lock on a boolean feature, which has no balance) or `invalid_api_version` (bad `x-api-version` header).
+         * @description The request is invalid. `code` is `invalid_inputs` (body fails validation, `expand` or `skip_cache` is not one the check accepts, lock on a non-consumable feature, `lock.expires_at` more than 24 hours ahead), `invalid_request` (`send_event` or a lock on a boolean feature, which has no balance) or `invalid_api_version` (bad `x-api-version` header).
          *
          *     Live service: a `lock.expires_at` more than 24 hours ahead is answered with `code: invalid_request`.
          */
@@ -1585,7 +1594,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request is invalid or cannot be applied. `code` is `invalid_inputs` (body fails validation, both or neither of `feature_id` and `event_name`, `timestamp` in the future), `invalid_request` (`overage_behavior: reject` with `event_name` on a track that is not `async`), `insufficient_balance` (`overage_behavior: reject` and the value is larger than the remaining balance; nothing is recorded) or `invalid_api_version` (bad `x-api-version` header). */
+        /** @description The request is invalid or cannot be applied. `code` is `invalid_inputs` (body fails validation, `expand` or `skip_cache` is not one the track accepts, both or neither of `feature_id` and `event_name`, `timestamp` in the future), `invalid_request` (`overage_behavior: reject` with `event_name` on a track that is not `async`), `insufficient_balance` (`overage_behavior: reject` and the value is larger than the remaining balance; nothing is recorded) or `invalid_api_version` (bad `x-api-version` header). */
         TrackBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1633,13 +1642,33 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Comma-separated list of nested objects to embed in the response. `balance.feature` adds the
-         *     full feature object as `feature` inside `balance` (and inside each value of `balances`);
-         *     `flag.feature` adds it inside `flag`. Without it those objects carry only `feature_id`.
-         *     Example: `expand=balance.feature,flag.feature`.
+         * @description Nested objects to embed in the check's answer. `balance.feature` adds the full feature object
+         *     as `feature` inside `balance` (and inside each value of `balances`); `flag.feature` adds it
+         *     inside `flag`. Without it those objects carry only `feature_id`.
+         *
+         *     Send a comma-separated list (`expand=balance.feature,flag.feature`), or repeat the parameter
+         *     (`expand=balance.feature&expand=flag.feature`); the order does not matter and a value may
+         *     appear twice. White space around a value sent alone (or around the items of a list whose commas
+         *     are percent-encoded) is ignored. An empty value, an empty item (`balance.feature,` or
+         *     `,flag.feature`) or any other word is rejected with `400 invalid_inputs`, before the body is
+         *     judged.
+         *
+         *     Live service: an item next to a literal (not percent-encoded) comma, or a value of a repeated
+         *     parameter, is compared without trimming white space (`?expand=balance.feature,%20flag.feature`
+         *     is rejected); a value of a repeated parameter that holds a percent-encoded comma is rejected
+         *     too. The contract sees decoded values and cannot tell these apart.
          * @example balance.feature,flag.feature
          */
-        expand: string;
+        expand: string | string[];
+        /**
+         * @description Beyond the seed: `true` makes the service read the customer's balances from its database
+         *     instead of its cache (slower; use it right after a change made elsewhere); `false`, or no
+         *     parameter, lets the cache answer. Only the lower-case words `true` and `false` are accepted: any
+         *     other value, an empty one included, is rejected with `400 invalid_inputs`, before the body is
+         *     judged.
+         * @example true
+         */
+        skipCache: boolean;
         /**
          * @description Identifier of the message (`msg_...`), the same on every attempt to deliver it. Part of the signed
          *     content; also use it to recognise a message you have already processed.
@@ -1665,13 +1694,42 @@ export interface components {
          */
         "svix-timestamp": string;
         /**
-         * @description Selects the response format version within v1, as three dot-separated numbers
-         *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
-         *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
-         *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+         * @description Nested objects to embed in the track's answer: `balance.feature` adds the full feature object
+         *     as `feature` inside `balance` (and inside each value of `balances`). It is the only expansion a
+         *     track has (its answer has no flag).
          *
-         *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
-         *     with the same `400 invalid_api_version`.
+         *     Send it once, or repeat it; a comma-separated list of `balance.feature` items is accepted too.
+         *     White space around a value sent alone is ignored. An empty value, an empty item
+         *     (`balance.feature,`) or any other word, `flag.feature` included, is rejected with `400
+         *     invalid_inputs`, before the body is judged.
+         *
+         *     Live service: as for the check's `expand`, an item next to a literal comma, or a value of a
+         *     repeated parameter, is compared without trimming white space, and a value of a repeated parameter
+         *     that holds a percent-encoded comma is rejected.
+         * @example balance.feature
+         */
+        trackExpand: string | string[];
+        /**
+         * @description Selects the response format version within v1. When absent or empty, the account's default
+         *     version is used. A version can be named four ways:
+         *     - a release date the service lists, with or without `.clover`: `2026-05-13` (2.3.0),
+         *       `2026-03-18` (2.2.0), `2026-03-17` (2.1.0), `2026-03-16` (2.0.0), `2025-05-05` (1.2.0),
+         *       `2025-04-17` (1.1.0), `2025-04-01` (0.2.0), `2025-02-01` (0.1.0);
+         *     - `beta`;
+         *     - a version of the `2.x` line, `2.0.0` to `2.4.0`, in full or shortened (`2` is `2.0.0`,
+         *       `2.3` is `2.3.0`); numbers after the third are ignored (`2.1.0.7` is `2.1.0`);
+         *     - a legacy number, read as a decimal number as far as the text is one: `1` (0.2.0),
+         *       `0.1`, `0.2`, `1.1`, `1.2`, `1.4` (beta), so that `1.20`, `1.2.0` and `1.2.7` all name 1.2.0.
+         *
+         *     Anything else, for example `2.0.1`, `1.3.0` or a date that is not a release date, is rejected
+         *     with `400 invalid_api_version` (message: `"<value>" is not a valid API version`), after the API
+         *     key is checked and before the query or body is judged.
+         *
+         *     Live service: the rules are read from useautumn/autumn@187c0a7fd818, whose newest version is
+         *     2.3.0. The contract also accepts `2.4.0` (and `2.4`), the version the current SDK sends, which
+         *     that release refused; the release date of 2.4.0 is not known here, so no date names it. A legacy
+         *     number written with an exponent (`12e-1`), or followed by text outside printable ASCII, names a
+         *     version live and is refused here.
          * @example 2.4.0
          */
         "x-api-version": string;
@@ -1764,9 +1822,11 @@ export type ResponseTrackOk = components['responses']['TrackOk'];
 export type ResponseTrackQueued = components['responses']['TrackQueued'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ParameterExpand = components['parameters']['expand'];
+export type ParameterSkipCache = components['parameters']['skipCache'];
 export type ParameterSvixId = components['parameters']['svix-id'];
 export type ParameterSvixSignature = components['parameters']['svix-signature'];
 export type ParameterSvixTimestamp = components['parameters']['svix-timestamp'];
+export type ParameterTrackExpand = components['parameters']['trackExpand'];
 export type ParameterXApiVersion = components['parameters']['x-api-version'];
 export type RequestBodyCheckRequestBody = components['requestBodies']['CheckRequestBody'];
 export type RequestBodyFinalizeRequestBody = components['requestBodies']['FinalizeRequestBody'];
@@ -1777,23 +1837,56 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated list of nested objects to embed in the response. `balance.feature` adds the
-                 *     full feature object as `feature` inside `balance` (and inside each value of `balances`);
-                 *     `flag.feature` adds it inside `flag`. Without it those objects carry only `feature_id`.
-                 *     Example: `expand=balance.feature,flag.feature`.
+                 * @description Nested objects to embed in the check's answer. `balance.feature` adds the full feature object
+                 *     as `feature` inside `balance` (and inside each value of `balances`); `flag.feature` adds it
+                 *     inside `flag`. Without it those objects carry only `feature_id`.
+                 *
+                 *     Send a comma-separated list (`expand=balance.feature,flag.feature`), or repeat the parameter
+                 *     (`expand=balance.feature&expand=flag.feature`); the order does not matter and a value may
+                 *     appear twice. White space around a value sent alone (or around the items of a list whose commas
+                 *     are percent-encoded) is ignored. An empty value, an empty item (`balance.feature,` or
+                 *     `,flag.feature`) or any other word is rejected with `400 invalid_inputs`, before the body is
+                 *     judged.
+                 *
+                 *     Live service: an item next to a literal (not percent-encoded) comma, or a value of a repeated
+                 *     parameter, is compared without trimming white space (`?expand=balance.feature,%20flag.feature`
+                 *     is rejected); a value of a repeated parameter that holds a percent-encoded comma is rejected
+                 *     too. The contract sees decoded values and cannot tell these apart.
                  * @example balance.feature,flag.feature
                  */
                 expand?: components["parameters"]["expand"];
+                /**
+                 * @description Beyond the seed: `true` makes the service read the customer's balances from its database
+                 *     instead of its cache (slower; use it right after a change made elsewhere); `false`, or no
+                 *     parameter, lets the cache answer. Only the lower-case words `true` and `false` are accepted: any
+                 *     other value, an empty one included, is rejected with `400 invalid_inputs`, before the body is
+                 *     judged.
+                 * @example true
+                 */
+                skip_cache?: components["parameters"]["skipCache"];
             };
             header?: {
                 /**
-                 * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
-                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
-                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 * @description Selects the response format version within v1. When absent or empty, the account's default
+                 *     version is used. A version can be named four ways:
+                 *     - a release date the service lists, with or without `.clover`: `2026-05-13` (2.3.0),
+                 *       `2026-03-18` (2.2.0), `2026-03-17` (2.1.0), `2026-03-16` (2.0.0), `2025-05-05` (1.2.0),
+                 *       `2025-04-17` (1.1.0), `2025-04-01` (0.2.0), `2025-02-01` (0.1.0);
+                 *     - `beta`;
+                 *     - a version of the `2.x` line, `2.0.0` to `2.4.0`, in full or shortened (`2` is `2.0.0`,
+                 *       `2.3` is `2.3.0`); numbers after the third are ignored (`2.1.0.7` is `2.1.0`);
+                 *     - a legacy number, read as a decimal number as far as the text is one: `1` (0.2.0),
+                 *       `0.1`, `0.2`, `1.1`, `1.2`, `1.4` (beta), so that `1.20`, `1.2.0` and `1.2.7` all name 1.2.0.
                  *
-                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
-                 *     with the same `400 invalid_api_version`.
+                 *     Anything else, for example `2.0.1`, `1.3.0` or a date that is not a release date, is rejected
+                 *     with `400 invalid_api_version` (message: `"<value>" is not a valid API version`), after the API
+                 *     key is checked and before the query or body is judged.
+                 *
+                 *     Live service: the rules are read from useautumn/autumn@187c0a7fd818, whose newest version is
+                 *     2.3.0. The contract also accepts `2.4.0` (and `2.4`), the version the current SDK sends, which
+                 *     that release refused; the release date of 2.4.0 is not known here, so no date names it. A legacy
+                 *     number written with an exponent (`12e-1`), or followed by text outside printable ASCII, names a
+                 *     version live and is refused here.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1822,13 +1915,26 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
-                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
-                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 * @description Selects the response format version within v1. When absent or empty, the account's default
+                 *     version is used. A version can be named four ways:
+                 *     - a release date the service lists, with or without `.clover`: `2026-05-13` (2.3.0),
+                 *       `2026-03-18` (2.2.0), `2026-03-17` (2.1.0), `2026-03-16` (2.0.0), `2025-05-05` (1.2.0),
+                 *       `2025-04-17` (1.1.0), `2025-04-01` (0.2.0), `2025-02-01` (0.1.0);
+                 *     - `beta`;
+                 *     - a version of the `2.x` line, `2.0.0` to `2.4.0`, in full or shortened (`2` is `2.0.0`,
+                 *       `2.3` is `2.3.0`); numbers after the third are ignored (`2.1.0.7` is `2.1.0`);
+                 *     - a legacy number, read as a decimal number as far as the text is one: `1` (0.2.0),
+                 *       `0.1`, `0.2`, `1.1`, `1.2`, `1.4` (beta), so that `1.20`, `1.2.0` and `1.2.7` all name 1.2.0.
                  *
-                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
-                 *     with the same `400 invalid_api_version`.
+                 *     Anything else, for example `2.0.1`, `1.3.0` or a date that is not a release date, is rejected
+                 *     with `400 invalid_api_version` (message: `"<value>" is not a valid API version`), after the API
+                 *     key is checked and before the query or body is judged.
+                 *
+                 *     Live service: the rules are read from useautumn/autumn@187c0a7fd818, whose newest version is
+                 *     2.3.0. The contract also accepts `2.4.0` (and `2.4`), the version the current SDK sends, which
+                 *     that release refused; the release date of 2.4.0 is not known here, so no date names it. A legacy
+                 *     number written with an exponent (`12e-1`), or followed by text outside printable ASCII, names a
+                 *     version live and is refused here.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1853,16 +1959,55 @@ export interface operations {
     };
     trackUsage: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Nested objects to embed in the track's answer: `balance.feature` adds the full feature object
+                 *     as `feature` inside `balance` (and inside each value of `balances`). It is the only expansion a
+                 *     track has (its answer has no flag).
+                 *
+                 *     Send it once, or repeat it; a comma-separated list of `balance.feature` items is accepted too.
+                 *     White space around a value sent alone is ignored. An empty value, an empty item
+                 *     (`balance.feature,`) or any other word, `flag.feature` included, is rejected with `400
+                 *     invalid_inputs`, before the body is judged.
+                 *
+                 *     Live service: as for the check's `expand`, an item next to a literal comma, or a value of a
+                 *     repeated parameter, is compared without trimming white space, and a value of a repeated parameter
+                 *     that holds a percent-encoded comma is rejected.
+                 * @example balance.feature
+                 */
+                expand?: components["parameters"]["trackExpand"];
+                /**
+                 * @description Beyond the seed: `true` makes the service read the customer's balances from its database
+                 *     instead of its cache (slower; use it right after a change made elsewhere); `false`, or no
+                 *     parameter, lets the cache answer. Only the lower-case words `true` and `false` are accepted: any
+                 *     other value, an empty one included, is rejected with `400 invalid_inputs`, before the body is
+                 *     judged.
+                 * @example true
+                 */
+                skip_cache?: components["parameters"]["skipCache"];
+            };
             header?: {
                 /**
-                 * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
-                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
-                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 * @description Selects the response format version within v1. When absent or empty, the account's default
+                 *     version is used. A version can be named four ways:
+                 *     - a release date the service lists, with or without `.clover`: `2026-05-13` (2.3.0),
+                 *       `2026-03-18` (2.2.0), `2026-03-17` (2.1.0), `2026-03-16` (2.0.0), `2025-05-05` (1.2.0),
+                 *       `2025-04-17` (1.1.0), `2025-04-01` (0.2.0), `2025-02-01` (0.1.0);
+                 *     - `beta`;
+                 *     - a version of the `2.x` line, `2.0.0` to `2.4.0`, in full or shortened (`2` is `2.0.0`,
+                 *       `2.3` is `2.3.0`); numbers after the third are ignored (`2.1.0.7` is `2.1.0`);
+                 *     - a legacy number, read as a decimal number as far as the text is one: `1` (0.2.0),
+                 *       `0.1`, `0.2`, `1.1`, `1.2`, `1.4` (beta), so that `1.20`, `1.2.0` and `1.2.7` all name 1.2.0.
                  *
-                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
-                 *     with the same `400 invalid_api_version`.
+                 *     Anything else, for example `2.0.1`, `1.3.0` or a date that is not a release date, is rejected
+                 *     with `400 invalid_api_version` (message: `"<value>" is not a valid API version`), after the API
+                 *     key is checked and before the query or body is judged.
+                 *
+                 *     Live service: the rules are read from useautumn/autumn@187c0a7fd818, whose newest version is
+                 *     2.3.0. The contract also accepts `2.4.0` (and `2.4`), the version the current SDK sends, which
+                 *     that release refused; the release date of 2.4.0 is not known here, so no date names it. A legacy
+                 *     number written with an exponent (`12e-1`), or followed by text outside printable ASCII, names a
+                 *     version live and is refused here.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1890,23 +2035,56 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated list of nested objects to embed in the response. `balance.feature` adds the
-                 *     full feature object as `feature` inside `balance` (and inside each value of `balances`);
-                 *     `flag.feature` adds it inside `flag`. Without it those objects carry only `feature_id`.
-                 *     Example: `expand=balance.feature,flag.feature`.
+                 * @description Nested objects to embed in the check's answer. `balance.feature` adds the full feature object
+                 *     as `feature` inside `balance` (and inside each value of `balances`); `flag.feature` adds it
+                 *     inside `flag`. Without it those objects carry only `feature_id`.
+                 *
+                 *     Send a comma-separated list (`expand=balance.feature,flag.feature`), or repeat the parameter
+                 *     (`expand=balance.feature&expand=flag.feature`); the order does not matter and a value may
+                 *     appear twice. White space around a value sent alone (or around the items of a list whose commas
+                 *     are percent-encoded) is ignored. An empty value, an empty item (`balance.feature,` or
+                 *     `,flag.feature`) or any other word is rejected with `400 invalid_inputs`, before the body is
+                 *     judged.
+                 *
+                 *     Live service: an item next to a literal (not percent-encoded) comma, or a value of a repeated
+                 *     parameter, is compared without trimming white space (`?expand=balance.feature,%20flag.feature`
+                 *     is rejected); a value of a repeated parameter that holds a percent-encoded comma is rejected
+                 *     too. The contract sees decoded values and cannot tell these apart.
                  * @example balance.feature,flag.feature
                  */
                 expand?: components["parameters"]["expand"];
+                /**
+                 * @description Beyond the seed: `true` makes the service read the customer's balances from its database
+                 *     instead of its cache (slower; use it right after a change made elsewhere); `false`, or no
+                 *     parameter, lets the cache answer. Only the lower-case words `true` and `false` are accepted: any
+                 *     other value, an empty one included, is rejected with `400 invalid_inputs`, before the body is
+                 *     judged.
+                 * @example true
+                 */
+                skip_cache?: components["parameters"]["skipCache"];
             };
             header?: {
                 /**
-                 * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
-                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
-                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 * @description Selects the response format version within v1. When absent or empty, the account's default
+                 *     version is used. A version can be named four ways:
+                 *     - a release date the service lists, with or without `.clover`: `2026-05-13` (2.3.0),
+                 *       `2026-03-18` (2.2.0), `2026-03-17` (2.1.0), `2026-03-16` (2.0.0), `2025-05-05` (1.2.0),
+                 *       `2025-04-17` (1.1.0), `2025-04-01` (0.2.0), `2025-02-01` (0.1.0);
+                 *     - `beta`;
+                 *     - a version of the `2.x` line, `2.0.0` to `2.4.0`, in full or shortened (`2` is `2.0.0`,
+                 *       `2.3` is `2.3.0`); numbers after the third are ignored (`2.1.0.7` is `2.1.0`);
+                 *     - a legacy number, read as a decimal number as far as the text is one: `1` (0.2.0),
+                 *       `0.1`, `0.2`, `1.1`, `1.2`, `1.4` (beta), so that `1.20`, `1.2.0` and `1.2.7` all name 1.2.0.
                  *
-                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
-                 *     with the same `400 invalid_api_version`.
+                 *     Anything else, for example `2.0.1`, `1.3.0` or a date that is not a release date, is rejected
+                 *     with `400 invalid_api_version` (message: `"<value>" is not a valid API version`), after the API
+                 *     key is checked and before the query or body is judged.
+                 *
+                 *     Live service: the rules are read from useautumn/autumn@187c0a7fd818, whose newest version is
+                 *     2.3.0. The contract also accepts `2.4.0` (and `2.4`), the version the current SDK sends, which
+                 *     that release refused; the release date of 2.4.0 is not known here, so no date names it. A legacy
+                 *     number written with an exponent (`12e-1`), or followed by text outside printable ASCII, names a
+                 *     version live and is refused here.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];
@@ -1932,16 +2110,55 @@ export interface operations {
     };
     trackUsageLegacy: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Nested objects to embed in the track's answer: `balance.feature` adds the full feature object
+                 *     as `feature` inside `balance` (and inside each value of `balances`). It is the only expansion a
+                 *     track has (its answer has no flag).
+                 *
+                 *     Send it once, or repeat it; a comma-separated list of `balance.feature` items is accepted too.
+                 *     White space around a value sent alone is ignored. An empty value, an empty item
+                 *     (`balance.feature,`) or any other word, `flag.feature` included, is rejected with `400
+                 *     invalid_inputs`, before the body is judged.
+                 *
+                 *     Live service: as for the check's `expand`, an item next to a literal comma, or a value of a
+                 *     repeated parameter, is compared without trimming white space, and a value of a repeated parameter
+                 *     that holds a percent-encoded comma is rejected.
+                 * @example balance.feature
+                 */
+                expand?: components["parameters"]["trackExpand"];
+                /**
+                 * @description Beyond the seed: `true` makes the service read the customer's balances from its database
+                 *     instead of its cache (slower; use it right after a change made elsewhere); `false`, or no
+                 *     parameter, lets the cache answer. Only the lower-case words `true` and `false` are accepted: any
+                 *     other value, an empty one included, is rejected with `400 invalid_inputs`, before the body is
+                 *     judged.
+                 * @example true
+                 */
+                skip_cache?: components["parameters"]["skipCache"];
+            };
             header?: {
                 /**
-                 * @description Selects the response format version within v1, as three dot-separated numbers
-                 *     (`major.minor.patch`), for example `2.4.0`. When absent, the account's default
-                 *     version is used. A malformed value, or a well-formed one whose major version is not 0, 1 or 2
-                 *     (the version lines this contract describes), is rejected with `400 invalid_api_version`.
+                 * @description Selects the response format version within v1. When absent or empty, the account's default
+                 *     version is used. A version can be named four ways:
+                 *     - a release date the service lists, with or without `.clover`: `2026-05-13` (2.3.0),
+                 *       `2026-03-18` (2.2.0), `2026-03-17` (2.1.0), `2026-03-16` (2.0.0), `2025-05-05` (1.2.0),
+                 *       `2025-04-17` (1.1.0), `2025-04-01` (0.2.0), `2025-02-01` (0.1.0);
+                 *     - `beta`;
+                 *     - a version of the `2.x` line, `2.0.0` to `2.4.0`, in full or shortened (`2` is `2.0.0`,
+                 *       `2.3` is `2.3.0`); numbers after the third are ignored (`2.1.0.7` is `2.1.0`);
+                 *     - a legacy number, read as a decimal number as far as the text is one: `1` (0.2.0),
+                 *       `0.1`, `0.2`, `1.1`, `1.2`, `1.4` (beta), so that `1.20`, `1.2.0` and `1.2.7` all name 1.2.0.
                  *
-                 *     Live service: the exact list of versions it accepts is not published; it rejects unknown ones
-                 *     with the same `400 invalid_api_version`.
+                 *     Anything else, for example `2.0.1`, `1.3.0` or a date that is not a release date, is rejected
+                 *     with `400 invalid_api_version` (message: `"<value>" is not a valid API version`), after the API
+                 *     key is checked and before the query or body is judged.
+                 *
+                 *     Live service: the rules are read from useautumn/autumn@187c0a7fd818, whose newest version is
+                 *     2.3.0. The contract also accepts `2.4.0` (and `2.4`), the version the current SDK sends, which
+                 *     that release refused; the release date of 2.4.0 is not known here, so no date names it. A legacy
+                 *     number written with an exponent (`12e-1`), or followed by text outside printable ASCII, names a
+                 *     version live and is refused here.
                  * @example 2.4.0
                  */
                 "x-api-version"?: components["parameters"]["x-api-version"];

@@ -39,8 +39,9 @@ export interface paths {
          *     once with the job `id`; the crawl runs in the background. Each scraped page uses credits.
          *
          *     The body is validated strictly, at every depth: an unknown member gives `400`. Send an
-         *     `x-idempotency-key` to make retries safe. `ignoreRobotsTxt` and `robotsUserAgent` are for enterprise accounts only, and
-         *     `zeroDataRetention` must be enabled for the account by the operator.
+         *     `x-idempotency-key` to make retries safe. `ignoreRobotsTxt` and `robotsUserAgent` are for enterprise accounts only,
+         *     `zeroDataRetention` must be enabled for the account by the operator, and `scrapeOptions.threatProtection` needs
+         *     the team's threat protection: without them the crawl is refused with `403`.
          */
         post: operations["startCrawl"];
         delete?: never;
@@ -55,7 +56,11 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`. Must be a UUID; anything else gives `400`.
+                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`: a UUID of version 1 to 8
+                 *     with the RFC 9562 variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any
+                 *     case. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` ("Invalid job ID format. Job ID must be a valid UUID.") before any job is looked up, so it
+                 *     is never a `404`.
                  * @example 3c1a5d9e-6f2b-4b7a-9d1e-8a2f4c6b0e17
                  */
                 id: components["parameters"]["crawlId"];
@@ -109,7 +114,11 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Identifier (UUID) of the monitor to read.
+                 * @description Identifier (UUID) of the monitor to read: a UUID of version 1 to 8 with the RFC 9562 variant (its
+                 *     17th hex digit is 8, 9, a or b), in any case, or the nil or max UUID, the max one in lower case
+                 *     only. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` (`code: BAD_REQUEST`, an `invalid_format` issue at `monitorId`) before any monitor is looked
+                 *     up, so it is never a `404`.
                  * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
                  */
                 monitorId: components["parameters"]["monitorId"];
@@ -579,7 +588,7 @@ export interface components {
             ignoreQueryParameters?: boolean;
             /**
              * @description When true, the site's robots.txt rules are not applied. Enterprise accounts only; other accounts
-             *     get an error when they set it.
+             *     get `403` when they set it.
              * @default false
              */
             ignoreRobotsTxt?: boolean;
@@ -651,7 +660,7 @@ export interface components {
              */
             regexOnFullURL?: boolean;
             /**
-             * @description User-Agent string used to fetch and evaluate robots.txt. Enterprise accounts only.
+             * @description User-Agent string used to fetch and evaluate robots.txt. Enterprise accounts only; other accounts get `403` when they set it.
              * @example AcmeBot/1.0 (+https://acme.example/bot)
              */
             robotsUserAgent?: string;
@@ -687,7 +696,7 @@ export interface components {
             webhook?: string | components["schemas"]["Webhook"];
             /**
              * @description When true, the service keeps no data of this crawl after it has been delivered. The operator
-             *     must have enabled zero data retention for the account; otherwise the request is refused.
+             *     must have enabled zero data retention for the account; otherwise the request is refused with `403`.
              * @default false
              */
             zeroDataRetention?: boolean;
@@ -837,6 +846,33 @@ export interface components {
              */
             type: "executeJavascript";
         };
+        /**
+         * ForbiddenError
+         * @description The request asks for something the team may not use (an option its plan or its account's
+         *     settings do not allow), or its threat protection policy blocks the URL. The body is the error
+         *     envelope with `success: false` and an `error` message for a person; a URL blocked by threat
+         *     protection also carries a `code`. Nothing was started: sending the same request again gets the
+         *     same answer until the team's settings change.
+         */
+        ForbiddenError: {
+            /**
+             * @description Present when the seed URL is blocked by the team's threat protection policy:
+             *     `unsafe_domain_blocked`. The other refusals carry no `code`.
+             * @example unsafe_domain_blocked
+             */
+            code?: string;
+            /**
+             * @description What the team may not do, and whom to ask; word for word it is for people, not programs.
+             * @example Threat protection is an enterprise feature and is not enabled for your team. Contact support@firecrawl.com to explore whether it can be enabled for your team.
+             * @example Zero Data Retention (ZDR) is not enabled for your team. Contact support@firecrawl.com to enable this feature.
+             */
+            error: string;
+            /**
+             * @description Always `false`.
+             * @constant
+             */
+            success: false;
+        } & WithRequired<components["schemas"]["ErrorResponse"], "success" | "error">;
         /**
          * FormatName
          * @description Name of an output format that needs no options. `markdown`: page content as Markdown. `summary`: a
@@ -1929,8 +1965,8 @@ export interface components {
         /**
          * ThreatProtection
          * @description Per-request override of the team's threat protection policy (which blocks pages judged malicious).
-         *     Only the members you send replace the policy's values; the team's policy must allow request
-         *     overrides. Unknown members are rejected with `400`. Domains and top-level domains are read
+         *     Only the members you send replace the policy's values; the team's threat protection must be
+         *     enabled and its policy must allow request overrides, or a crawl is refused with `403`. Unknown members are rejected with `400`. Domains and top-level domains are read
          *     without surrounding white space and in lower case.
          */
         ThreatProtection: {
@@ -2232,9 +2268,34 @@ export interface components {
             };
         };
         /**
+         * @description No crawl was started: the team may not use what the request asks for, or its threat protection
+         *     policy blocks the crawl's URL. This depends on the team, not on the request's form: the same body
+         *     may be served for another team. Leave the option out (or ask for it to be enabled for the team),
+         *     or crawl another URL; retrying does not help.
+         *     - `scrapeOptions.threatProtection` from a team whose threat protection is not enabled (or whose
+         *       organisation does not allow per-request overrides, or with `mode: "off"` where it is enforced);
+         *     - `zeroDataRetention`, `ignoreRobotsTxt` or `robotsUserAgent` from a team without that feature;
+         *     - a key restricted to some formats or actions, asked for others;
+         *     - a URL the team's threat protection policy blocks, with `code: unsafe_domain_blocked`.
+         *
+         *     Live service: not in the published description; `yzkee/firecrawl@ca0be9b7d91e`
+         *     `apps/api/src/controllers/v2/crawl.ts` `crawlController` answers `403 {success: false, error}`
+         *     for `resolveThreatProtection`'s and `checkPermissions`' refusals and for
+         *     `checkKeyFormatRestriction`'s, and `403 {success: false, code, error}` for a blocked seed URL
+         *     (`UnsafeDomainBlockedError`).
+         */
+        CrawlForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ForbiddenError"];
+            };
+        };
+        /**
          * @description No crawl job of the authenticated team has this id (it never existed, belongs to another team or
          *     has expired).
-         *     Live service: answers `{"success": false, "error": "Job not found"}`.
+         *     Live service: answers `{"error": "Job not found"}`.
          */
         CrawlJobNotFound: {
             headers: {
@@ -2274,7 +2335,13 @@ export interface components {
                 "application/json": components["schemas"]["UsageErrorResponse"];
             };
         };
-        /** @description A request with the same `x-idempotency-key` was already accepted; no new crawl was started. Use a new key for a new crawl. */
+        /**
+         * @description No crawl was started: a request with the same `x-idempotency-key` was already accepted (use a new
+         *     key for a new crawl), or the key is not a UUID.
+         *
+         *     Live service: a key that is not a UUID gets this answer, with the same message, rather than a
+         *     `400`, and before the body is judged.
+         */
         IdempotencyKeyUsed: {
             headers: {
                 [name: string]: unknown;
@@ -2292,16 +2359,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The `byApiKey` query parameter is not `true` or `false`. */
-        InvalidByApiKey: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ValidationError"] & components["schemas"]["UsageErrorResponse"];
-            };
-        };
-        /** @description The crawl job id in the path is not a UUID. */
+        /**
+         * @description The crawl job id in the path is not a UUID (see the `id` parameter for which ids are); no job
+         *     was looked up.
+         */
         InvalidCrawlId: {
             headers: {
                 [name: string]: unknown;
@@ -2310,7 +2371,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The monitor id in the path is not a UUID. */
+        /** @description The monitor id in the path is not a UUID (see the `monitorId` parameter for which ids are); no monitor was looked up. */
         InvalidMonitorId: {
             headers: {
                 [name: string]: unknown;
@@ -2319,13 +2380,18 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description The `status` query parameter is not `active` or `destroyed`. */
-        InvalidSessionFilter: {
+        /**
+         * @description The request carried a body declared as JSON (`Content-Type: application/json`) that does not
+         *     parse. The operation takes no body, but the service parses a JSON body on every request, whatever
+         *     its method, before it looks at the credentials or the route: send no body. Parameters are never
+         *     the cause: the operation rejects none of their values.
+         */
+        MalformedJsonBody: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ValidationError"];
+                "application/json": components["schemas"]["InvalidJsonError"];
             };
         };
         /** @description No monitor of the authenticated team has this id. */
@@ -2425,6 +2491,21 @@ export interface components {
             };
         };
         /**
+         * @description The request carried a body declared as JSON (`Content-Type: application/json`) that does not
+         *     parse. The operation takes no body, but the service parses a JSON body on every request, whatever
+         *     its method, before it looks at the credentials or the route: send no body. `byApiKey` is never
+         *     the cause: no value of it is rejected. Like every error of the team usage operations, the body
+         *     carries `success: false`.
+         */
+        UsageMalformedJsonBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidJsonError"] & components["schemas"]["UsageErrorResponse"];
+            };
+        };
+        /**
          * @description The request is not valid HTTP/1.1 (its framing is broken, or its request line and headers are
          *     larger than the server accepts), so it was not processed. `details` says which. Like every error
          *     of the team usage operations, the body carries `success: false`.
@@ -2498,12 +2579,18 @@ export interface components {
     parameters: {
         /**
          * @description When `true`, each month is split into one period per API key and every period carries `apiKey`.
-         *     When `false` (the default), each month is a single period for the whole team and `apiKey` is absent.
+         *     Otherwise (`false`, absent, or any other value) each month is a single period for the whole team
+         *     and `apiKey` is absent. The value is compared with the word `true` as sent: `TRUE`, `1` or `yes`
+         *     are not true, and no value is rejected.
          * @example true
          */
-        byApiKey: boolean;
+        byApiKey: boolean | string;
         /**
-         * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`. Must be a UUID; anything else gives `400`.
+         * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`: a UUID of version 1 to 8
+         *     with the RFC 9562 variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any
+         *     case. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+         *     `400` ("Invalid job ID format. Job ID must be a valid UUID.") before any job is looked up, so it
+         *     is never a `404`.
          * @example 3c1a5d9e-6f2b-4b7a-9d1e-8a2f4c6b0e17
          */
         crawlId: string;
@@ -2519,21 +2606,35 @@ export interface components {
         /**
          * @description Optional UUID chosen by the client to make retries safe. The first request with a given key starts
          *     the crawl; any later request with the same key is refused with `409` ("Idempotency key already
-         *     used") instead of starting a second crawl.
+         *     used") instead of starting a second crawl. The key is a UUID of version 1 to 8 with the RFC 9562
+         *     variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any case. An empty
+         *     header is no key.
+         *
+         *     Live service: a key that is not such a UUID is answered with the same `409` ("Idempotency key
+         *     already used"), not with a `400`, and before the body is judged; a key is recorded as used as soon
+         *     as the request passes this check, even if its body is then rejected.
          * @example 5f0d2c8e-3b7a-4e19-9c64-1a2b3c4d5e6f
          */
         idempotencyKey: string;
         /**
-         * @description Identifier (UUID) of the monitor to read.
+         * @description Identifier (UUID) of the monitor to read: a UUID of version 1 to 8 with the RFC 9562 variant (its
+         *     17th hex digit is 8, 9, a or b), in any case, or the nil or max UUID, the max one in lower case
+         *     only. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+         *     `400` (`code: BAD_REQUEST`, an `invalid_format` issue at `monitorId`) before any monitor is looked
+         *     up, so it is never a `404`.
          * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
          */
         monitorId: string;
         /**
          * @description Return only sessions in this state: `active` (still running and reachable) or `destroyed` (closed
-         *     or expired). Omit it to list sessions in every state.
+         *     or expired). Omit it, or send it empty, to list sessions in every state.
+         *
+         *     Live service: the value is not validated. It is compared with each session's stored state as it
+         *     is, so `error` (a state the service also stores) lists the failed sessions, and any other value
+         *     (`running`, `ACTIVE`) is answered `200` with no sessions, never `400`.
          * @example active
          */
-        sessionStatus: "active" | "destroyed";
+        sessionStatus: string;
     };
     requestBodies: never;
     headers: never;
@@ -2556,6 +2657,7 @@ export type CrawlStartedEvent = components['schemas']['CrawlStartedEvent'];
 export type CreditUsagePeriod = components['schemas']['CreditUsagePeriod'];
 export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type ExecuteJavascriptAction = components['schemas']['ExecuteJavascriptAction'];
+export type ForbiddenError = components['schemas']['ForbiddenError'];
 export type FormatName = components['schemas']['FormatName'];
 export type FormatObject = components['schemas']['FormatObject'];
 export type HighlightsFormat = components['schemas']['HighlightsFormat'];
@@ -2609,16 +2711,16 @@ export type WebhookPayload = components['schemas']['WebhookPayload'];
 export type WriteAction = components['schemas']['WriteAction'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseCrawlAlreadyCompleted = components['responses']['CrawlAlreadyCompleted'];
+export type ResponseCrawlForbidden = components['responses']['CrawlForbidden'];
 export type ResponseCrawlJobNotFound = components['responses']['CrawlJobNotFound'];
 export type ResponseDeliveryAcknowledged = components['responses']['DeliveryAcknowledged'];
 export type ResponseDeliveryFailed = components['responses']['DeliveryFailed'];
 export type ResponseHistoricalCreditUsageInternalError = components['responses']['HistoricalCreditUsageInternalError'];
 export type ResponseIdempotencyKeyUsed = components['responses']['IdempotencyKeyUsed'];
 export type ResponseInternalError = components['responses']['InternalError'];
-export type ResponseInvalidByApiKey = components['responses']['InvalidByApiKey'];
 export type ResponseInvalidCrawlId = components['responses']['InvalidCrawlId'];
 export type ResponseInvalidMonitorId = components['responses']['InvalidMonitorId'];
-export type ResponseInvalidSessionFilter = components['responses']['InvalidSessionFilter'];
+export type ResponseMalformedJsonBody = components['responses']['MalformedJsonBody'];
 export type ResponseMonitorNotFound = components['responses']['MonitorNotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponsePaymentRequired = components['responses']['PaymentRequired'];
@@ -2628,6 +2730,7 @@ export type ResponseServiceUnavailable = components['responses']['ServiceUnavail
 export type ResponseTokenUsageInternalError = components['responses']['TokenUsageInternalError'];
 export type ResponseTokenUsageNotFound = components['responses']['TokenUsageNotFound'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseUsageMalformedJsonBody = components['responses']['UsageMalformedJsonBody'];
 export type ResponseUsageMalformedRequest = components['responses']['UsageMalformedRequest'];
 export type ResponseUsageRateLimited = components['responses']['UsageRateLimited'];
 export type ResponseUsageRequestTimeout = components['responses']['UsageRequestTimeout'];
@@ -2646,7 +2749,11 @@ export interface operations {
             query?: {
                 /**
                  * @description Return only sessions in this state: `active` (still running and reachable) or `destroyed` (closed
-                 *     or expired). Omit it to list sessions in every state.
+                 *     or expired). Omit it, or send it empty, to list sessions in every state.
+                 *
+                 *     Live service: the value is not validated. It is compared with each session's stored state as it
+                 *     is, so `error` (a state the service also stores) lists the failed sessions, and any other value
+                 *     (`running`, `ACTIVE`) is answered `200` with no sessions, never `400`.
                  * @example active
                  */
                 status?: components["parameters"]["sessionStatus"];
@@ -2666,7 +2773,7 @@ export interface operations {
                     "application/json": components["schemas"]["InteractSessionList"];
                 };
             };
-            400: components["responses"]["InvalidSessionFilter"];
+            400: components["responses"]["MalformedJsonBody"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             408: components["responses"]["RequestTimeout"];
@@ -2682,7 +2789,13 @@ export interface operations {
                 /**
                  * @description Optional UUID chosen by the client to make retries safe. The first request with a given key starts
                  *     the crawl; any later request with the same key is refused with `409` ("Idempotency key already
-                 *     used") instead of starting a second crawl.
+                 *     used") instead of starting a second crawl. The key is a UUID of version 1 to 8 with the RFC 9562
+                 *     variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any case. An empty
+                 *     header is no key.
+                 *
+                 *     Live service: a key that is not such a UUID is answered with the same `409` ("Idempotency key
+                 *     already used"), not with a `400`, and before the body is judged; a key is recorded as used as soon
+                 *     as the request passes this check, even if its body is then rejected.
                  * @example 5f0d2c8e-3b7a-4e19-9c64-1a2b3c4d5e6f
                  */
                 "x-idempotency-key"?: components["parameters"]["idempotencyKey"];
@@ -2709,6 +2822,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["CrawlForbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyUsed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2723,7 +2837,11 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`. Must be a UUID; anything else gives `400`.
+                 * @description Identifier of the crawl job, as returned in `id` by `POST /v2/crawl`: a UUID of version 1 to 8
+                 *     with the RFC 9562 variant (its 17th hex digit is 8, 9, a or b), or the nil or max UUID, in any
+                 *     case. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` ("Invalid job ID format. Job ID must be a valid UUID.") before any job is looked up, so it
+                 *     is never a `404`.
                  * @example 3c1a5d9e-6f2b-4b7a-9d1e-8a2f4c6b0e17
                  */
                 id: components["parameters"]["crawlId"];
@@ -2756,7 +2874,11 @@ export interface operations {
             query?: {
                 /**
                  * @description Return only sessions in this state: `active` (still running and reachable) or `destroyed` (closed
-                 *     or expired). Omit it to list sessions in every state.
+                 *     or expired). Omit it, or send it empty, to list sessions in every state.
+                 *
+                 *     Live service: the value is not validated. It is compared with each session's stored state as it
+                 *     is, so `error` (a state the service also stores) lists the failed sessions, and any other value
+                 *     (`running`, `ACTIVE`) is answered `200` with no sessions, never `400`.
                  * @example active
                  */
                 status?: components["parameters"]["sessionStatus"];
@@ -2776,7 +2898,7 @@ export interface operations {
                     "application/json": components["schemas"]["InteractSessionList"];
                 };
             };
-            400: components["responses"]["InvalidSessionFilter"];
+            400: components["responses"]["MalformedJsonBody"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             408: components["responses"]["RequestTimeout"];
@@ -2791,7 +2913,11 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier (UUID) of the monitor to read.
+                 * @description Identifier (UUID) of the monitor to read: a UUID of version 1 to 8 with the RFC 9562 variant (its
+                 *     17th hex digit is 8, 9, a or b), in any case, or the nil or max UUID, the max one in lower case
+                 *     only. Anything else, a version 0 id, a `urn:uuid:` prefix or braces included, is rejected with
+                 *     `400` (`code: BAD_REQUEST`, an `invalid_format` issue at `monitorId`) before any monitor is looked
+                 *     up, so it is never a `404`.
                  * @example 7b0e4c2a-91d5-4f3e-8a6c-2d9f1e5b3a40
                  */
                 monitorId: components["parameters"]["monitorId"];
@@ -2823,7 +2949,9 @@ export interface operations {
             query?: {
                 /**
                  * @description When `true`, each month is split into one period per API key and every period carries `apiKey`.
-                 *     When `false` (the default), each month is a single period for the whole team and `apiKey` is absent.
+                 *     Otherwise (`false`, absent, or any other value) each month is a single period for the whole team
+                 *     and `apiKey` is absent. The value is compared with the word `true` as sent: `TRUE`, `1` or `yes`
+                 *     are not true, and no value is rejected.
                  * @example true
                  */
                 byApiKey?: components["parameters"]["byApiKey"];
@@ -2843,7 +2971,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoricalCreditUsageResponse"];
                 };
             };
-            400: components["responses"]["InvalidByApiKey"];
+            400: components["responses"]["UsageMalformedJsonBody"];
             401: components["responses"]["UsageUnauthorized"];
             408: components["responses"]["UsageRequestTimeout"];
             429: components["responses"]["UsageRateLimited"];
