@@ -147,7 +147,9 @@ export function genericChecks(contract: Contract, hints: (fixtures: Fixtures | u
     for (const early of core.api.requests.checks) {
       if (typeof early !== "object") continue;
       for (const named of early.parameters) {
-        const [location, name] = named.split(" ", 2) as ["header" | "query", string];
+        const [location, name] = named.split(" ", 2) as ["header" | "query" | "path", string];
+        // A path value is an id the API's own checks already try in its wrong form (`id-wrong-format`).
+        if (location === "path") continue;
         const parameter = operation.parameters.find((p) => p.in === location && p.name.toLowerCase() === name.toLowerCase());
         if (parameter) checks.push(...badParameterCheck(contract, operation.operationId, location, parameter.name, "not-a-valid-value", on(callOf)));
       }
