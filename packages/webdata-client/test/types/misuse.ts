@@ -10,8 +10,8 @@ export async function misuse(): Promise<void> {
   await client.POST("/v2/crawl", { body: { limit: 10 } });
   // @ts-expect-error -- sitemap is "include", "skip" or "only"
   await client.POST("/v2/crawl", { body: { url: "https://example.com", sitemap: "always" } });
-  // @ts-expect-error -- status is "active" or "destroyed"
-  await client.GET("/v2/interact", { params: { query: { status: "sleeping" } } });
+  // @ts-expect-error -- the status filter is a string (any value is taken live)
+  await client.GET("/v2/interact", { params: { query: { status: 1 } } });
   // @ts-expect-error -- the monitor id is a required path parameter
   await client.GET("/v2/monitor/{monitorId}", {});
 
