@@ -5,11 +5,9 @@
 // (status and body); a request the decision serves must be served by each. A server that kept an
 // order or a parser of its own would answer some of these otherwise.
 import { request as httpRequest } from "node:http";
-import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractOf, fillPath, isObject, queryString, type ApiContract, type IncomingRequest, type WalkedOperation } from "@api-contracts/contract-core";
+import { liveRequests } from "@api-contracts/dev-tools/testing";
 import { startMockServer } from "@api-contracts/mock-server";
 import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
 import { startContractProxy } from "@api-contracts/contract-proxy";
@@ -44,21 +42,6 @@ function send(base: string, request: IncomingRequest): Promise<Answer> {
     req.on("error", reject);
     req.end(body);
   });
-}
-
-const liveRequestsDir = (() => {
-  const manifest = createRequire(import.meta.url).resolve("@api-contracts/spec/package.json");
-  const exported = (JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, string> }).exports["./live-requests/*"]!;
-  return path.join(path.dirname(manifest), exported.replace("/*", ""));
-})();
-
-interface LiveRequest {
-  operation: string;
-  path?: string;
-  query?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  body?: unknown;
-  why: string;
 }
 
 /** A body an operation documents: its first request example, or `{}`. */
@@ -98,16 +81,14 @@ function corpusOf(contract: ApiContract, key: string, ids: Record<string, string
     add("with an empty object", { headers: { ...keyed, "content-type": "application/json" }, body: "{}" });
     add("with an array", { headers: { ...keyed, "content-type": "application/json" }, body: "[]" });
   }
-  for (const file of readdirSync(path.join(liveRequestsDir, contract.name)).filter((name) => name.endsWith(".json"))) {
-    for (const entry of JSON.parse(readFileSync(path.join(liveRequestsDir, contract.name, file), "utf8")) as LiveRequest[]) {
-      const operation = contract.validators.listOperations().find((op) => op.operationId === entry.operation)!;
-      const target = `${entry.path ?? fillPath(operation.path, ids)}${queryString(entry.query ?? {})}`;
-      const json = entry.body === undefined ? undefined : JSON.stringify(entry.body);
-      corpus.push({
-        name: `${entry.operation} live: ${entry.why}`,
-        request: { method: operation.method, target, headers: { ...keyed, ...(json ? { "content-type": "application/json" } : {}), ...entry.headers }, ...(json ? { body: json } : {}) },
-      });
-    }
+  for (const entry of liveRequests(contract.name)) {
+    const operation = contract.validators.listOperations().find((op) => op.operationId === entry.operation)!;
+    const target = `${entry.path ?? fillPath(operation.path, ids)}${queryString(entry.query ?? {})}`;
+    const json = entry.body === undefined ? undefined : JSON.stringify(entry.body);
+    corpus.push({
+      name: `${entry.operation} live: ${entry.why}`,
+      request: { method: operation.method, target, headers: { ...keyed, ...(json ? { "content-type": "application/json" } : {}), ...entry.headers }, ...(json ? { body: json } : {}) },
+    });
   }
   return corpus;
 }

@@ -1,42 +1,11 @@
 // Judges requests whose fate at the live services is known (each entry names the source that decides
 // it) with the decision every tool here makes: what the live service accepts, the contract accepts;
 // what it refuses, the contract refuses, with the live status and code where the entry gives them.
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { liveRequests, type LiveRequest } from "@api-contracts/dev-tools/testing";
 import { contractOf, listApis, queryString, type ApiContract } from "../src/index.js";
-import { specExportDir } from "./fixture.js";
 
-interface LiveRequest {
-  operation: string;
-  /** The concrete path, when the operation's has variables or the entry judges them. */
-  path?: string;
-  query?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  body?: unknown;
-  live: "accepted" | "refused";
-  /** The live status of a refusal, and the code its body carries (when it carries one). */
-  status?: number;
-  code?: string;
-  /** repo@commit, file and symbol (or a seed section) that decide the verdict. */
-  source: string;
-  why: string;
-}
-
-/** The folder the spec package exports its judged requests from (`./live-requests/*`). */
-const liveRequestsDir = specExportDir("./live-requests/*");
 const SOURCE = /^([\w.-]+\/[\w.-]+@[0-9a-f]{7,40} \S+ \S+|seed \S.*)$/;
-
-function entriesOf(api: string): Array<LiveRequest & { file: string }> {
-  const dir = path.join(liveRequestsDir, api);
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((file) => file.endsWith(".json")).sort();
-  } catch {
-    return [];
-  }
-  return files.flatMap((file) => (JSON.parse(readFileSync(path.join(dir, file), "utf8")) as LiveRequest[]).map((entry) => ({ ...entry, file })));
-}
 
 /** The entry as a whole request, with a key the decision takes and a JSON body when it has one. */
 function decisionOn(contract: ApiContract, entry: LiveRequest) {
@@ -49,7 +18,7 @@ function decisionOn(contract: ApiContract, entry: LiveRequest) {
 }
 
 const apis = listApis().map((api) => api.name);
-const all = apis.map((api) => ({ api, entries: entriesOf(api) }));
+const all = apis.map((api) => ({ api, entries: liveRequests(api) }));
 
 it("the judged requests hold at least 60 across both APIs, every body-taking operation both accepted and refused", () => {
   expect(all.reduce((sum, { entries }) => sum + entries.length, 0)).toBeGreaterThanOrEqual(60);

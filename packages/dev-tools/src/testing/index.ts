@@ -11,3 +11,4 @@ export { failureReason, loadForWebRuntime } from "./webhooks.js";
 export { firecrawlVector, standardWebhooksVector, standardWebhooksHeaders } from "./webhook-vectors.js";
 export { bundleEntry, kilobytes, mainEntrySizeTest, type EntryBundle } from "./bundle-size.js";
 export { THIRD_API, THIRD_API_DIR } from "./third-api.js";
+export { liveRequests, type LiveRequest } from "./live-requests.js";
