@@ -46,7 +46,6 @@ export {
 } from "./document/walk.js";
 export { acceptsUrl, hasSchemalessObject, pathRegexProblem, totalWaitMs, withDefaultScheme, type UrlRule, type XRule } from "./validation/x-rules.js";
 export {
-  wordingOf,
   describeFieldError,
   fieldMessage,
   truncate,
@@ -59,8 +58,6 @@ export {
 } from "./wording/wording.js";
 export type { ApiFacts } from "./generated/api-facts.js";
 export {
-  RequestDecider,
-  factsProblems,
   problemsOf,
   type ContractProblem,
   type Decision,

@@ -22,7 +22,7 @@ export function normalizeHeaders(headers: HeaderValues): Record<string, string> 
 }
 
 /** RFC 9110 §7.6.1: meaningful for one connection only, so never forwarded (nor are those `Connection` names). */
-export const HOP_BY_HOP: ReadonlySet<string> = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"]);
+const HOP_BY_HOP: ReadonlySet<string> = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"]);
 
 /** Raw header pairs (`[name, value, name, value, ...]`) without the hop-by-hop ones, those `Connection` names and those in `drop`. */
 export function endToEnd(raw: readonly string[], drop: ReadonlySet<string> = new Set()): string[] {

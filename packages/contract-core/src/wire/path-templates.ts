@@ -2,11 +2,6 @@
 
 const VARIABLE = /\{([^}]+)\}/g;
 
-/** The names of a template's variables, in order. */
-export function templateVariables(template: string): string[] {
-  return [...template.matchAll(VARIABLE)].map((match) => match[1]!);
-}
-
 /** A concrete path: each `{name}` replaced by its value, percent-encoded; a missing one by `fill(name)`, or empty. */
 export function fillPath(template: string, values: Record<string, unknown>, missing: (name: string) => string = () => ""): string {
   return template.replace(VARIABLE, (_, name: string) => (values[name] === undefined ? missing(name) : encodeURIComponent(String(values[name]))));
