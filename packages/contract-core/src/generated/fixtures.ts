@@ -66,7 +66,7 @@ export interface WebdataFixtures {
   crawl_url: string;
 }
 /**
- * A key the target accepts, per service; `--api-key` wins over it.
+ * A key the target accepts, per API (its name in the registry); `--api-key` wins over it.
  */
 export interface ApiKeys {
   /**
@@ -77,4 +77,8 @@ export interface ApiKeys {
    * Key for the Web Data target.
    */
   webdata?: string;
+  /**
+   * Key for the target of another registered API.
+   */
+  [k: string]: string | undefined;
 }
