@@ -2371,27 +2371,37 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The monitor id in the path is not a UUID (see the `monitorId` parameter for which ids are); no monitor was looked up. */
+        /**
+         * @description The monitor id in the path is not a UUID (see the `monitorId` parameter for which ids are); no
+         *     monitor was looked up. Or the request carried a body declared as JSON that does not parse
+         *     (`code: BAD_REQUEST_INVALID_JSON`): the service parses a JSON body on every request, whatever
+         *     its method; send none.
+         */
         InvalidMonitorId: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ValidationError"];
+                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidJsonError"];
             };
         };
         /**
          * @description The request carried a body declared as JSON (`Content-Type: application/json`) that does not
-         *     parse. The operation takes no body, but the service parses a JSON body on every request, whatever
-         *     its method, before it looks at the credentials or the route: send no body. Parameters are never
-         *     the cause: the operation rejects none of their values.
+         *     parse (`code: BAD_REQUEST_INVALID_JSON`), or was not valid HTTP/1.1, its framing broken or its
+         *     request line and headers larger than the server accepts (`code: BAD_REQUEST`, `details` saying
+         *     which). The operation takes no body, but the service parses a JSON body on every request,
+         *     whatever its method, before it looks at the credentials or the route: send no body. Parameters
+         *     are never the cause: the operation rejects none of their values.
+         *
+         *     Live service: a request that is not valid HTTP is refused by Node's own parser with a `400` and
+         *     no body.
          */
         MalformedJsonBody: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InvalidJsonError"];
+                "application/json": components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationError"];
             };
         };
         /** @description No monitor of the authenticated team has this id. */
@@ -2492,30 +2502,22 @@ export interface components {
         };
         /**
          * @description The request carried a body declared as JSON (`Content-Type: application/json`) that does not
-         *     parse. The operation takes no body, but the service parses a JSON body on every request, whatever
-         *     its method, before it looks at the credentials or the route: send no body. `byApiKey` is never
-         *     the cause: no value of it is rejected. Like every error of the team usage operations, the body
-         *     carries `success: false`.
+         *     parse (`code: BAD_REQUEST_INVALID_JSON`), or was not valid HTTP/1.1, its framing broken or its
+         *     request line and headers larger than the server accepts (`code: BAD_REQUEST`, `details` saying
+         *     which). The operation takes no body, but the service parses a JSON body on every request,
+         *     whatever its method, before it looks at the credentials or the route: send no body. No value of
+         *     its parameters is rejected. Like every error of the team usage operations, the body carries
+         *     `success: false`.
+         *
+         *     Live service: a request that is not valid HTTP is refused by Node's own parser with a `400` and
+         *     no body.
          */
         UsageMalformedJsonBody: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InvalidJsonError"] & components["schemas"]["UsageErrorResponse"];
-            };
-        };
-        /**
-         * @description The request is not valid HTTP/1.1 (its framing is broken, or its request line and headers are
-         *     larger than the server accepts), so it was not processed. `details` says which. Like every error
-         *     of the team usage operations, the body carries `success: false`.
-         */
-        UsageMalformedRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ValidationError"] & components["schemas"]["UsageErrorResponse"];
+                "application/json": components["schemas"]["UsageErrorResponse"] & (components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationError"]);
             };
         };
         /**
@@ -2731,7 +2733,6 @@ export type ResponseTokenUsageInternalError = components['responses']['TokenUsag
 export type ResponseTokenUsageNotFound = components['responses']['TokenUsageNotFound'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseUsageMalformedJsonBody = components['responses']['UsageMalformedJsonBody'];
-export type ResponseUsageMalformedRequest = components['responses']['UsageMalformedRequest'];
 export type ResponseUsageRateLimited = components['responses']['UsageRateLimited'];
 export type ResponseUsageRequestTimeout = components['responses']['UsageRequestTimeout'];
 export type ResponseUsageServiceUnavailable = components['responses']['UsageServiceUnavailable'];
@@ -2997,7 +2998,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenUsageResponse"];
                 };
             };
-            400: components["responses"]["UsageMalformedRequest"];
+            400: components["responses"]["UsageMalformedJsonBody"];
             401: components["responses"]["UsageUnauthorized"];
             404: components["responses"]["TokenUsageNotFound"];
             408: components["responses"]["UsageRequestTimeout"];
