@@ -10,6 +10,9 @@ export type { CliRun };
 /** Runs the `contract-test` command line in-process and captures what it prints. */
 export const runCli = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> => runInProcess(main, args, env);
 
+/** A key of each API's form: Autumn refuses one without its prefix before looking it up, so the mock does too. */
+export const KEYS = { entitlements: "am_sk_test_0123456789abcdef", webdata: "fc-0123456789abcdef0123456789abcdef" } as const;
+
 /** The fixtures file of the kit's own tests (ids a spec-faithful mock accepts). */
 export const FIXTURES_FILE = new URL("./fixtures.json", import.meta.url).pathname;
 

@@ -161,13 +161,21 @@ describe("the kit never prints or writes the API key", () => {
   });
 
   it("the wrong-scheme check sends a made-up credential, never the real key", async () => {
-    const target = await fake((req, res) => void passOn(mock.url, req, res));
-    const run = await runCli(["--service", "webdata", "--base-url", target.url, "--api-key", KEY]);
-    expect(run.code, run.out.join("\n")).toBe(0);
-    const basic = target.authorizations.filter((value) => value.startsWith("Basic "));
-    expect(basic.length).toBeGreaterThan(0);
-    for (const value of basic) expect(Buffer.from(value.slice(6), "base64").toString("utf8")).not.toContain(KEY);
-    expect(target.authorizations.filter((value) => value.includes(KEY) && !value.startsWith("Bearer "))).toEqual([]);
+    // Entitlements refuses another scheme without knowing keys, so the check runs at schema level against its mock.
+    const key = "am_sk_Echoed0Secret0Key0123456789";
+    const entitlements = await startMockServer({ service: "entitlements" });
+    try {
+      const target = await fake((req, res) => void passOn(entitlements.url, req, res));
+      const run = await runCli(["--service", "entitlements", "--base-url", target.url, "--api-key", key]);
+      expect(run.code, run.out.join("\n")).toBe(0);
+      expect(run.passed).toContain("checkAccess/auth-wrong-scheme");
+      const basic = target.authorizations.filter((value) => value.startsWith("Basic "));
+      expect(basic.length).toBeGreaterThan(0);
+      for (const value of basic) expect(Buffer.from(value.slice(6), "base64").toString("utf8")).not.toContain(key);
+      expect(target.authorizations.filter((value) => value.includes(key) && !value.startsWith("Bearer "))).toEqual([]);
+    } finally {
+      await entitlements.close();
+    }
   });
 
   it("a base URL with credentials works, and its password is masked on the terminal and in the report", async () => {

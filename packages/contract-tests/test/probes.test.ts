@@ -13,7 +13,7 @@ import { startMockServer } from "@api-contracts/mock-server";
 import { listChecks, type Report } from "../src/index.js";
 import { PROBES } from "../src/probes/checks.js";
 import { rawBytes, reproduction, type Piece } from "../src/probes/wire.js";
-import { passOn, runCli } from "./helpers.js";
+import { KEYS, passOn, runCli } from "./helpers.js";
 
 const KEY = "fc-0123456789abcdef0123456789abcdef";
 /** The edges under test give up on a request after this long; the kit waits longer. */
@@ -109,7 +109,7 @@ function probeNames(service: Service, pattern: RegExp = /./): string[] {
 }
 
 const runProbes = (url: string, service: Service, extra: string[] = []) =>
-  runCli(["--service", service, "--base-url", url, "--api-key", KEY, "--level", "http", "--timeout", KIT_TIMEOUT_MS, ...extra]);
+  runCli(["--service", service, "--base-url", url, "--api-key", KEYS[service], "--level", "http", "--timeout", KIT_TIMEOUT_MS, ...extra]);
 
 const mocks = new Map<Service, { url: string; close(): Promise<void> }>();
 beforeAll(async () => {

@@ -65,6 +65,6 @@ describe("an API whose facts refuse a bad idempotency key with 409, early", () =
     expect(checks.find((check) => check.check === "header-invalid-x-idempotency-key")).toMatchObject({ passed: false, reason: expect.stringMatching(/^expected 409, got 400: /) });
     const invalid = checks.find((check) => check.check === "generated-invalid")!;
     expect(invalid.passed).toBe(false);
-    expect(invalid.failures?.map((failure) => failure.reason)).toContainEqual(expect.stringMatching(/^expected 409, got 400 -- the request breaks one rule: header\/x-idempotency-key must match format "uuid"/));
+    expect(invalid.failures?.map((failure) => failure.reason)).toContainEqual(expect.stringMatching(/^expected 409, got 400 -- the request breaks one rule: header\/x-idempotency-key must match pattern "/));
   });
 });
