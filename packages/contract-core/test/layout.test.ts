@@ -14,11 +14,17 @@ const sources = readdirSync(src, { recursive: true, encoding: "utf8" })
   .filter((file) => file.endsWith(".ts"))
   .map((file) => path.join(src, file));
 
-/** What a source imports or re-exports: a relative module as the source file it names, any other as written. */
+/** The package's own `imports` (`#form`), as a browser or a bundler takes them: their `default`, as the source file it is built from. */
+const ownImports = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { imports?: Record<string, { default: string }> }).imports ?? {};
+const browserSource = (specifier: string) => path.join(src, ownImports[specifier]!.default.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"));
+
+/** What a source imports or re-exports: a relative module (or one of the package's `#` imports) as the source file it names, any other as written. */
 function importsOf(file: string): string[] {
   return ts
     .preProcessFile(readFileSync(file, "utf8"), true, true)
-    .importedFiles.map(({ fileName }) => (fileName.startsWith(".") ? path.resolve(path.dirname(file), fileName).replace(/\.js$/, ".ts") : fileName));
+    .importedFiles.map(({ fileName }) =>
+      fileName.startsWith(".") ? path.resolve(path.dirname(file), fileName).replace(/\.js$/, ".ts") : fileName.startsWith("#") ? browserSource(fileName) : fileName,
+    );
 }
 
 /** The concept folders, each importing only from itself and those before it (and from `generated/`, which imports none). */

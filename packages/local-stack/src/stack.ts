@@ -1,8 +1,7 @@
 import { contractOf, getApi, listApis, type ApiName } from "@api-contracts/contract-core";
 import type { DeliveryReport, FaultsOptions } from "@api-contracts/contract-core/server";
-import { startDocsServer } from "@api-contracts/docs/server";
 import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
-import { startReferenceServer, type Service } from "@api-contracts/reference-server";
+import type { Service } from "@api-contracts/reference-server";
 
 export type { RunningServer };
 
@@ -38,8 +37,12 @@ function callsWebhooks(api: ApiName): boolean {
   return contract.validators.listOperations().some((operation) => contract.takesWebhook(operation));
 }
 
-/** Serves one API: its mock, or with `stateful` the reference implementation, on the same port. */
-export function startApiServer(options: ApiServerOptions): Promise<RunningServer> {
+/**
+ * Serves one API: its mock, or with `stateful` the reference implementation, on the same port.
+ * The reference implementation (and the docs, for the whole stack) are loaded only when asked for:
+ * `api-mock` without `--stateful` never pays for their imports.
+ */
+export async function startApiServer(options: ApiServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? getApi(options.api).mockPort;
   const webhooks = {
@@ -47,8 +50,9 @@ export function startApiServer(options: ApiServerOptions): Promise<RunningServer
     ...(options.onWebhookReport ? { onWebhookReport: options.onWebhookReport } : {}),
   };
   if (options.stateful) {
-    if (options.faults) return Promise.reject(new TypeError("faults are injected by the mocks, not by the stateful reference implementation"));
+    if (options.faults) throw new TypeError("faults are injected by the mocks, not by the stateful reference implementation");
     const limits = options.requestTimeout !== undefined ? { limits: { requestTimeoutMs: options.requestTimeout } } : {};
+    const { startReferenceServer } = await import("@api-contracts/reference-server");
     return startReferenceServer({ service: options.api as Service, host, port, ...limits, ...webhooks });
   }
   return startMockServer({
@@ -125,7 +129,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     })),
   );
   const targets = Object.fromEntries(apis.servers.map(({ name, url }) => [name, stateful ? { reference: onThisMachine(url) } : { mock: onThisMachine(url) }]));
-  const docs = await startDocsServer({ host, port: options.docsPort ?? 4000, targets, allowRelayHosts: options.allowRelayHosts ?? [] }).catch(async (error: unknown) => {
+  const docs = await import("@api-contracts/docs/server")
+    .then(({ startDocsServer }) => startDocsServer({ host, port: options.docsPort ?? 4000, targets, allowRelayHosts: options.allowRelayHosts ?? [] }))
+    .catch(async (error: unknown) => {
     await apis.close();
     throw error;
   });

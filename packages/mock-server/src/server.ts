@@ -55,6 +55,13 @@ export interface MockServerOptions {
   maxPendingWebhooks?: number;
   /** Told of every webhook call's end: delivered, refused, failed, timed out, dropped or cancelled. */
   onWebhookReport?: (report: DeliveryReport) => void;
+  /**
+   * Folder where Prism's answers from the examples are kept per description, so that the next start
+   * answers without loading Prism; `false` keeps none. Default: `API_MOCK_CACHE_DIR`, else
+   * `api-contracts-mock` in the system's temporary folder. A changed description, Prism or mock
+   * never reads another's answers.
+   */
+  cacheDir?: string | false;
 }
 
 export interface RunningServer {
@@ -101,23 +108,25 @@ function preferredMock(operation: PrismOperation, header: string | undefined, ba
   return config;
 }
 
-/** Answers a request the API's decision serves from the operation's examples (or generated bodies), as `Prefer` chooses. */
-function createAnswer(base: MockConfig) {
-  const { mock: prismMock } = loadPrism();
+/**
+ * Answers a request the API's decision serves from the operation's examples (or generated bodies),
+ * as `Prefer` chooses. With examples (not generated bodies) the answer depends only on the
+ * operation and the chosen status and example: Prism makes it once, and the API's answer cache
+ * keeps it, also for the next start.
+ */
+function createAnswer(base: MockConfig, api: ApiDescription) {
   const logger = silentLogger();
-  // With examples (not generated bodies) the answer depends only on the operation and the chosen example.
-  const answered = new Map<string, Either<Error, PrismResponse>>();
-  return (resource: PrismOperation, input: PrismRequest, prefer: string | undefined): Either<string, PrismResponse> => {
-    const chosen = preferredMock(resource, prefer, base);
+  return async (operation: PrismOperation, input: PrismRequest, prefer: string | undefined): Promise<Either<string, PrismResponse>> => {
+    const chosen = preferredMock(operation, prefer, base);
     if (typeof chosen === "string") return { _tag: "Left", left: chosen };
-    const mocked = () => prismMock({ resource, input: { data: input, validations: [] }, config: chosen })(logger);
-    const answerKey = `${operationKey(resource)} ${chosen.code ?? ""} ${chosen.exampleKey ?? ""}`;
-    let result = chosen.dynamic ? undefined : answered.get(answerKey);
-    if (!result) {
-      result = mocked();
-      if (!chosen.dynamic) answered.set(answerKey, result);
-    }
+    const key = operationKey(operation);
+    const answerKey = `${key} ${chosen.code ?? ""} ${chosen.exampleKey ?? ""}`;
+    const kept = chosen.dynamic ? undefined : api.answers.get(answerKey);
+    if (kept) return { _tag: "Right", right: kept };
+    const resource = await api.prismOperation(key);
+    const result = loadPrism().mock({ resource, input: { data: input, validations: [] }, config: chosen })(logger);
     if (result._tag === "Left") throw result.left;
+    if (!chosen.dynamic) api.answers.set(answerKey, result.right);
     return result;
   };
 }
@@ -175,14 +184,14 @@ function createCors(api: ApiDescription) {
 
 /** Builds the request handler of one API's mock. */
 async function createMockHandler(options: MockServerOptions, requestTimeout: number) {
-  const api = await loadApi(options.service);
+  const api = await loadApi(options.service, { prism: options.dynamic === true, ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) });
   const { contract } = api;
   const limit = options.bodyLimit ?? contract.api.limits.bodyBytes;
   const base: MockConfig = {
     dynamic: options.dynamic ?? false,
     ...(options.seed !== undefined ? { seed: String(options.seed) } : {}),
   };
-  const serve = createAnswer(base);
+  const serve = createAnswer(base, api);
   const cors = options.cors === false ? undefined : createCors(api);
   const webhooks = new ExampleDeliveries(api, {
     secret: options.webhookSecret,
@@ -203,12 +212,12 @@ async function createMockHandler(options: MockServerOptions, requestTimeout: num
   const reply = (res: ServerResponse, answer: { status: number; body: unknown }, slowWithin?: number) => send(res, answer.status, {}, answer.body, slowWithin);
 
   /** Answers a request the decision took: its examples, or the 400 of a `Prefer` it cannot keep. */
-  const answer = (res: ServerResponse, operation: OperationInfo, decision: Decision, headers: Record<string, string>, target: string, slowWithin?: number) => {
+  const answer = async (res: ServerResponse, operation: OperationInfo, decision: Decision, headers: Record<string, string>, target: string, slowWithin?: number) => {
     const resource = api.operations.get(operationKey(operation))!;
     const { accept: _accept, "content-length": _length, ...forPrism } = headers;
     const body = decision.read?.body;
     const input: PrismRequest = { method: operation.method.toLowerCase(), url: { path: pathOf(target), query: queryOf(target) }, headers: forPrism, body };
-    const result = serve(resource, input, headers.prefer);
+    const result = await serve(resource, input, headers.prefer);
     if (result._tag === "Left") return reply(res, contract.reply({ kind: "bad-request", message: result.left }, operation), slowWithin);
     const output = result.right;
     send(res, output.statusCode, output.headers ?? {}, output.body, slowWithin);
@@ -248,13 +257,20 @@ async function createMockHandler(options: MockServerOptions, requestTimeout: num
       const refusal = contract.refusalOf(decision);
       if (refusal) return reply(res, refusal, slowWithin);
       // A request the decision takes hit an operation.
-      answer(res, operation!, decision, headers, target, slowWithin);
+      await answer(res, operation!, decision, headers, target, slowWithin);
     } catch (error) {
       if (error instanceof BrokenOffError || res.headersSent) return void res.destroy();
       reply(res, contract.reply({ kind: "internal" }));
     }
   };
-  return { handle, contract, close: () => webhooks.close() };
+  return {
+    handle,
+    contract,
+    close: () => {
+      api.answers.flush();
+      return webhooks.close();
+    },
+  };
 }
 
 /** Serves one API's mock on `host:port` until `close()`. */

@@ -3,7 +3,7 @@
 // read as the live service reads it (`requests.bodies`). The mock, the reference server, the proxy,
 // the kit, the docs console and conformance all ask this, so that one request gets one verdict.
 // Browser-safe: no Node built-in.
-import { parse as parseForm } from "qs";
+import { readForm } from "#form";
 import { escapePointer, follow, isObject, resolvePointer, type JsonObject } from "../document/pointer.js";
 import { HTTP_METHODS, type WalkedOperation } from "../document/walk.js";
 import type { ApiFacts } from "../generated/api-facts.js";
@@ -129,14 +129,6 @@ function requiresBearer(document: JsonObject, operation: WalkedOperation): boole
 
 /** A body's text: decoded as UTF-8 as the services decode it (a malformed sequence becomes U+FFFD). */
 const textOf = (body: string | Uint8Array) => (typeof body === "string" ? body : new TextDecoder().decode(body));
-
-/**
- * The form reading of body-parser's `urlencoded({ extended: true })`: the `qs` library, nesting
- * members by brackets, prototypes allowed as plain members, at most 1000 parameters.
- */
-function readForm(text: string): unknown {
-  return parseForm(text, { allowPrototypes: true, parameterLimit: 1000, arrayLimit: 100, depth: 32 });
-}
 
 /** Decides requests for one API from its facts and its description's validators. */
 export class RequestDecider {
