@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // Concurrent tests (the runs against faulty servers) share one process: at most two at a time.
+    maxConcurrency: 2,
   },
 });

