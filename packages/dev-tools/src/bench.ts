@@ -34,7 +34,8 @@ async function gzippedSize(source: string, resolveDir: string): Promise<number> 
   return gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
 }
 
-const median = (values: number[]) => {
+/** The middle value (the upper of the two middle ones for an even count). */
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 };

@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { median } from "@api-contracts/dev-tools/bench";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "5" }, json: { type: "boolean", default: false } } });
 const rounds = Number(values.rounds);
@@ -77,12 +78,6 @@ async function startToFirstAnswer(name) {
     }
   }
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 
 const times = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
 for (const name of Object.keys(contenders)) await startToFirstAnswer(name);

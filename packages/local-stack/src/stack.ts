@@ -132,9 +132,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const docs = await import("@api-contracts/docs/server")
     .then(({ startDocsServer }) => startDocsServer({ host, port: options.docsPort ?? 4000, targets, allowRelayHosts: options.allowRelayHosts ?? [] }))
     .catch(async (error: unknown) => {
-    await apis.close();
-    throw error;
-  });
+      await apis.close();
+      throw error;
+    });
   return {
     servers: [...apis.servers, { name: "docs", url: docs.url }],
     close: async () => {

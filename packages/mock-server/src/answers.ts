@@ -2,9 +2,11 @@
 // again answers without loading Prism (about half a second of module loading and dereferencing).
 // The file is named by a hash of everything an answer depends on: the description, Prism's
 // version and this package's own code. A changed description gets another file, never a stale
-// answer; a file that cannot be read or is not of this format is ignored and written anew.
+// answer; a file that cannot be read or is not of this format is ignored and written anew. A folder
+// another user could write to (the shared temporary folder itself, say) is not used: answers
+// planted there would be served as the description's.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,9 +16,21 @@ import type { PrismOperation, PrismResponse } from "./prism.js";
 /** Bumped when the file's shape changes. */
 const FORMAT = 1;
 
-/** Where answers are kept unless told otherwise: `API_MOCK_CACHE_DIR`, else the system's temporary folder. */
+/** Where answers are kept unless told otherwise: `API_MOCK_CACHE_DIR`, else a folder of this user's in the system's temporary folder. */
 export function defaultCacheDir(): string {
-  return process.env.API_MOCK_CACHE_DIR || path.join(tmpdir(), "api-contracts-mock");
+  return process.env.API_MOCK_CACHE_DIR || path.join(tmpdir(), `api-contracts-mock-${process.getuid?.() ?? "user"}`);
+}
+
+/** Whether `dir` is (or now is, made for this user alone) a folder that only this user can write to. */
+function isOwnFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const folder = lstatSync(dir);
+    const uid = process.getuid?.();
+    return folder.isDirectory() && (uid === undefined || folder.uid === uid) && (folder.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** What `Prefer` is resolved against: each operation's documented statuses and example names, nothing else. */
@@ -85,7 +99,7 @@ export class AnswerCache {
 
   constructor(service: string, document: object, dir: string | undefined) {
     this.key = createHash("sha256").update(hashOfCode()).update(`\n${service}\n`).update(JSON.stringify(document)).digest("hex");
-    this.file = dir === undefined ? undefined : path.join(dir, `${service.replace(/[^\w.-]/g, "_")}-${this.key.slice(0, 32)}.json`);
+    this.file = dir === undefined || !isOwnFolder(dir) ? undefined : path.join(dir, `${service.replace(/[^\w.-]/g, "_")}-${this.key.slice(0, 32)}.json`);
     if (this.file === undefined) return;
     let stored: unknown;
     try {
@@ -135,7 +149,6 @@ export class AnswerCache {
     const stored: StoredAnswers = { format: FORMAT, key: this.key, outlines: this.outlines, answers: Object.fromEntries(this.answers) };
     const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
-      mkdirSync(path.dirname(this.file), { recursive: true });
       writeFileSync(temporary, JSON.stringify(stored));
       renameSync(temporary, this.file);
     } catch {

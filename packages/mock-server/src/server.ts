@@ -58,7 +58,8 @@ export interface MockServerOptions {
   /**
    * Folder where Prism's answers from the examples are kept per description, so that the next start
    * answers without loading Prism; `false` keeps none. Default: `API_MOCK_CACHE_DIR`, else
-   * `api-contracts-mock` in the system's temporary folder. A changed description, Prism or mock
+   * `api-contracts-mock-<uid>` in the system's temporary folder; a folder other users can write to is
+   * not used. A changed description, Prism or mock
    * never reads another's answers.
    */
   cacheDir?: string | false;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -21,6 +21,22 @@ const outline = { id: "op", method: "get", path: "/things", responses: [{ code: 
 const answer = { statusCode: 200, headers: { "content-type": "application/json" }, body: { kept: true } };
 
 describe("AnswerCache", () => {
+  it("uses no folder that other users can write to: answers planted there are not served", () => {
+    const dir = freshDir();
+    const document = { openapi: "3.1.0", info: { title: "Things", version: "1" }, paths: {} };
+    const planter = new AnswerCache("things", document, dir);
+    planter.setOutlines([outline]);
+    planter.set("GET /things  ", { ...answer, body: { planted: true } });
+    planter.flush();
+    chmodSync(dir, 0o777);
+    const reader = new AnswerCache("things", document, dir);
+    expect(reader.file).toBeUndefined();
+    expect(reader.outlines).toBeUndefined();
+    expect(reader.get("GET /things  ")).toBeUndefined();
+    chmodSync(dir, 0o700);
+    expect(new AnswerCache("things", document, dir).get("GET /things  ")).toEqual({ ...answer, body: { planted: true } });
+  });
+
   it("gives a later start of the same description the answers kept, and a changed description none of them", () => {
     const dir = freshDir();
     const document = { openapi: "3.1.0", info: { title: "Things", version: "1" }, paths: {} };

@@ -2,8 +2,9 @@
 // console) and any bundler: `qs` imported with the module. Node takes `form-node.ts` instead
 // (package.json `imports`, `#form`), which loads `qs` on the first form body only.
 import { parse } from "qs";
+import { FORM_OPTIONS } from "./form-options.js";
 
-/** Nesting members by brackets, prototypes allowed as plain members, at most 1000 parameters. */
+/** A form body as the service reads it ({@link FORM_OPTIONS}). */
 export function readForm(text: string): unknown {
-  return parse(text, { allowPrototypes: true, parameterLimit: 1000, arrayLimit: 100, depth: 32 });
+  return parse(text, FORM_OPTIONS);
 }
