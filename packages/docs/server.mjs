@@ -6,7 +6,7 @@
 import { lookup as dnsLookup } from "node:dns";
 import { constants, readFileSync } from "node:fs";
 import { open, realpath } from "node:fs/promises";
-import { createServer, request as httpRequest, STATUS_CODES } from "node:http";
+import { request as httpRequest, STATUS_CODES } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { BlockList, isIP } from "node:net";
 import path from "node:path";
@@ -14,7 +14,7 @@ import { pipeline } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { endToEnd, originForm, parseHttpUrl, parseUrl, pathOf } from "@api-contracts/contract-core";
-import { readBody } from "@api-contracts/contract-core/server";
+import { createEdgeServer, listen, onStopRequest, readBody } from "@api-contracts/contract-core/server";
 import { registryPages } from "./src/served-pages.mjs";
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
@@ -238,17 +238,13 @@ async function serve({ root: absoluteRoot, rewrite, made }, req, res) {
     "cache-control": "no-cache",
     "x-content-type-options": "nosniff",
   });
-  if (whole !== null || !opened) {
-    res.end(req.method === "HEAD" ? undefined : whole);
-    return;
-  }
-  if (req.method === "HEAD") {
-    await opened.handle.close();
-    res.end();
-    return;
+  // A file read whole is already closed (closing again does nothing); one made has none.
+  if (whole !== null || req.method === "HEAD") {
+    await opened?.handle.close();
+    return void res.end(req.method === "HEAD" ? undefined : whole);
   }
   // pipeline, not pipe: a reader that goes away must also close the file.
-  pipeline(opened.handle.createReadStream(), res, () => {});
+  pipeline(/** @type {NonNullable<typeof opened>} */ (opened).handle.createReadStream(), res, () => {});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,54 +300,37 @@ function pairs(raw, prefixes = []) {
  */
 
 /**
+ * Answers with the relay's own failure, then reads and drops what is left of the request's body, so
+ * that its client (a browser still sending) reads the refusal instead of a reset; past
+ * `limits.relayDiscard` bytes the connection is cut.
+ * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
  * @param {RelayErrorCode} code
  * @param {number} status
  * @param {string} sentence
  * @param {Record<string, string>} [headers]
  */
-function relayRefusal(res, code, status, sentence, headers = {}) {
-  if (res.headersSent || res.destroyed) return;
-  const body = JSON.stringify({ relayError: sentence });
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": String(Buffer.byteLength(body)),
-    "cache-control": "no-store",
-    "x-content-type-options": "nosniff",
-    "x-relay-error": code,
-    ...headers,
-  });
-  res.end(body);
-}
-
-/**
- * Reads and drops what is left of a refused request's body, so that its client (a browser still
- * sending) reads the refusal instead of a reset; past `maxBytes` the connection is cut.
- * @param {import("node:http").IncomingMessage} req
- * @param {number} maxBytes
- */
-function discardRest(req, maxBytes) {
+function relayRefusal(req, res, code, status, sentence, headers = {}) {
+  if (!res.headersSent && !res.destroyed) {
+    const body = JSON.stringify({ relayError: sentence });
+    res.writeHead(status, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": String(Buffer.byteLength(body)),
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "x-relay-error": code,
+      ...headers,
+    });
+    res.end(body);
+  }
   if (req.complete) return;
   let dropped = 0;
   req.on("data", (/** @type {Buffer} */ chunk) => {
     dropped += chunk.length;
-    if (dropped > maxBytes) req.socket.destroy();
+    if (dropped > limits.relayDiscard) req.socket.destroy();
   });
   // A body read up to its limit is left paused.
   req.resume();
-}
-
-/**
- * Whether a `Host` header can only be this machine's name for the docs: an IP literal or
- * `localhost`. A page on another site can point a name of its own at 127.0.0.1 (DNS rebinding)
- * and would then count as same-origin; it cannot send such a Host.
- * @param {string | undefined} host
- */
-function isDirectHost(host) {
-  const url = host ? parseUrl(`http://${host}`) : undefined;
-  if (!url) return false;
-  const name = bareHost(url.hostname);
-  return name === "localhost" || isIP(name) !== 0;
 }
 
 /**
@@ -363,21 +342,15 @@ function isDirectHost(host) {
  */
 function isSameOriginCaller(req) {
   const host = req.headers.host;
-  if (!isDirectHost(host)) return false;
+  // `Host` must be one that can only be this machine's name for the docs: an IP literal or
+  // `localhost`. A page on another site can point a name of its own at 127.0.0.1 (DNS rebinding)
+  // and would then count as same-origin; it cannot send such a Host.
+  const name = bareHost((host && parseUrl(`http://${host}`)?.hostname) || "");
+  if (name !== "localhost" && isIP(name) === 0) return false;
   const site = req.headers["sec-fetch-site"];
   if (site !== undefined && site !== "same-origin") return false;
   const origin = req.headers.origin;
   return origin === undefined || origin.toLowerCase() === `http://${host?.toLowerCase()}`;
-}
-
-/**
- * The base URL of `X-Relay-Target`, or null when it is missing or not an http(s) URL without
- * credentials, query or fragment.
- * @param {string | string[] | undefined} header
- */
-function relayTarget(header) {
-  const url = typeof header === "string" ? parseHttpUrl(header) : undefined;
-  return url && !url.username && !url.password && !url.search && !url.hash ? url : null;
 }
 
 /**
@@ -403,20 +376,12 @@ function addressFor(host, explicitlyAllowed, lookup) {
   });
 }
 
-/**
- * @typedef {{ mock?: string, reference?: string }} ConsoleTarget
- * @typedef {{
- *   allowRelayHosts: readonly string[],
- *   lookup: import("./server.d.mts").RelayLookup,
- *   timeout: number,
- *   concurrency: number,
- * }} RelayOptions
- */
+/** @typedef {import("./server.d.mts").ConsoleTarget} ConsoleTarget */
 
 /**
  * The relay's handler: `<METHOD> /_relay<path>?<query>` with `X-Relay-Target: <base URL>` is sent
  * to `<base URL><path>?<query>`, and the target's answer comes back with `X-Relay: 1`.
- * @param {RelayOptions} options
+ * @param {{ allowRelayHosts: readonly string[], lookup: import("./server.d.mts").RelayLookup, timeout: number, concurrency: number }} options
  */
 function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
   const allowed = new Set(allowRelayHosts.map((host) => bareHost(host)));
@@ -429,15 +394,13 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
    */
   async function relay(req, res, rest) {
     /** @type {(code: RelayErrorCode, status: number, sentence: string, headers?: Record<string, string>) => void} */
-    const refuse = (code, status, sentence, headers) => {
-      relayRefusal(res, code, status, sentence, headers);
-      discardRest(req, limits.relayDiscard);
-    };
+    const refuse = (...refusal) => relayRefusal(req, res, ...refusal);
     if (!isSameOriginCaller(req)) {
       return refuse("forbidden-origin", 403, "Only the pages this docs server serves may use its relay.");
     }
-    const target = relayTarget(req.headers["x-relay-target"]);
-    if (target === null) {
+    const header = req.headers["x-relay-target"];
+    const target = typeof header === "string" ? parseHttpUrl(header) : undefined;
+    if (!target || target.username || target.password || target.search || target.hash) {
       return refuse("bad-target", 400, "X-Relay-Target must be an http or https base URL without credentials, query or fragment.");
     }
     if (inFlight >= concurrency) {
@@ -611,14 +574,6 @@ function serverRewrite(root, targets, made) {
 }
 
 /**
- * `/_console/config.json`: where the console sends its requests, and the servers running for each API.
- * @param {Record<string, ConsoleTarget> | undefined} targets
- */
-function consoleConfig(targets) {
-  return Buffer.from(`${JSON.stringify({ relay: RELAY_PREFIX, ...(targets ? { targets } : {}) })}\n`);
-}
-
-/**
  * What follows `/_relay` in a request target ("", "/path…" or "?query"), or null for any other target.
  * @param {string} target
  */
@@ -650,10 +605,9 @@ export async function startDocsServer({
   // Pages for registered APIs the build did not see (CONTRACT_API_DIRS), made when first asked for.
   const made = registryPages(absoluteRoot);
   const site = { root: absoluteRoot, rewrite: targets ? serverRewrite(absoluteRoot, targets, made) : null, made };
-  const config = consoleConfig(targets);
+  // `/_console/config.json`: where the console sends its requests, and the servers running for each API.
+  const config = Buffer.from(`${JSON.stringify({ relay: RELAY_PREFIX, ...(targets ? { targets } : {}) })}\n`);
   const relay = createRelay({ allowRelayHosts, lookup, timeout: relayTimeout, concurrency: relayConcurrency });
-  // Node refuses a header timeout longer than the request timeout.
-  const headersLimit = Math.min(headersTimeout, requestTimeout);
   /** Sockets with an answer in progress: an error on them must not write a second answer. */
   const answering = new WeakSet();
 
@@ -673,17 +627,8 @@ export async function startDocsServer({
     return serve(site, req, res);
   }
 
-  const server = createServer(
-    {
-      maxHeaderSize: limits.maxHeaderSize,
-      headersTimeout: headersLimit,
-      requestTimeout,
-      keepAliveTimeout: limits.keepAliveTimeout,
-      // Node checks both timeouts only this often (30 s unless told).
-      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersLimit / 4))),
-      // Files are found by path alone; an answer with Node's own empty 400 would be the only other outcome.
-      requireHostHeader: false,
-    },
+  const server = createEdgeServer(
+    { requestTimeoutMs: requestTimeout, headersTimeoutMs: headersTimeout, keepAliveTimeoutMs: limits.keepAliveTimeout, idleTimeoutMs: idleTimeout },
     (req, res) => {
       answering.add(req.socket);
       res.once("close", () => answering.delete(req.socket));
@@ -694,6 +639,9 @@ export async function startDocsServer({
       });
     },
   );
+  // Node reads both per connection. Files are found by path alone: without a Host, Node's own empty
+  // 400 would be the only other outcome.
+  Object.assign(server, { maxHeaderSize: limits.maxHeaderSize, requireHostHeader: false });
   server.on("clientError", (/** @type {Error & { code?: string }} */ error, socket) => {
     if (error.code === "ECONNRESET" || !socket.writable || answering.has(socket)) {
       socket.destroy();
@@ -703,17 +651,7 @@ export async function startDocsServer({
   });
   // With no listener Node drops a CONNECT without a word.
   server.on("connect", (_req, socket) => answerOnSocket(socket, 405, { allow: ALLOW }));
-  server.setTimeout(idleTimeout);
-
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve(undefined);
-    });
-  });
-  const address = server.address();
-  const boundPort = typeof address === "object" && address ? address.port : port;
+  const { port: boundPort } = await listen(server, port, host);
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${boundPort}`,
@@ -734,11 +672,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   startDocsServer({ port, allowRelayHosts: values["allow-relay-host"] }).then(
     (docs) => {
       console.log(`docs: ${docs.url}`);
-      const stop = () => {
-        docs.close().then(() => process.exit(0));
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      onStopRequest(() => void docs.close().then(() => process.exit(0)));
     },
     (error) => {
       console.error(error);
