@@ -31,7 +31,7 @@ function refuseExternal(label, html) {
 
 /**
  * Builds the pages of every given API into outDir, replacing what was there.
- * @param {{ apis?: ApiDefinition[], outDir?: string, samplesDir?: string, quickstartDir?: string, templatesDir?: string, log?: (line: string) => void }} [options]
+ * @param {{ apis?: ApiDefinition[], outDir?: string, samplesDir?: string, quickstartDir?: string, log?: (line: string) => void }} [options]
  * @returns {{ files: string[] }} the files written, relative to outDir
  */
 export function buildDocs({
@@ -39,7 +39,6 @@ export function buildDocs({
   outDir = path.join(packageDir, "dist"),
   samplesDir = path.join(packageDir, "samples"),
   quickstartDir = path.join(packageDir, "quickstart"),
-  templatesDir = path.join(packageDir, "templates"),
   log = () => {},
 } = {}) {
   const documents = apis.map((api) => ({ api, document: /** @type {any} */ (loadBundle(api)) }));
@@ -86,12 +85,7 @@ export function buildDocs({
       landingApis.push({ api, document, downloads });
       log(`built ${api.name}.html`);
     }
-    const landing = renderLanding({
-      template: readFileSync(path.join(templatesDir, "index.html"), "utf8"),
-      cardTemplate: readFileSync(path.join(templatesDir, "api-card.html"), "utf8"),
-      apis: landingApis,
-      quickstartDir,
-    });
+    const landing = renderLanding({ apis: landingApis, quickstartDir });
     refuseExternal("index.html", landing);
     writeFileSync(path.join(outDir, "index.html"), landing);
     files.push("index.html");

@@ -2,12 +2,15 @@
 // so titles, versions and descriptions never disagree with the reference pages.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { walkOperations, walkWebhooks } from "@api-contracts/contract-core";
 import { curlSample } from "./code-samples.mjs";
 import { ICON_LINK } from "./offline.mjs";
 
 /** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
 /** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */
+
+const templatesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "templates");
 
 /** @param {unknown} text */
 export function escapeHtml(text) {
@@ -88,11 +91,13 @@ function quickstart({ api, document }, quickstartDir, strict) {
 }
 
 /**
- * The landing page: a card per API, and a quick start that names every API's mock and client.
- * @param {{ template: string, cardTemplate: string, apis: LandingApi[], quickstartDir: string, strict?: boolean }} input
+ * The landing page (templates/index.html): a card per API (templates/api-card.html), and a quick
+ * start that names every API's mock and client.
+ * @param {{ apis: LandingApi[], quickstartDir: string, strict?: boolean }} input
  * @returns {string}
  */
-export function renderLanding({ template, cardTemplate, apis, quickstartDir, strict = true }) {
+export function renderLanding({ apis, quickstartDir, strict = true }) {
+  const cardTemplate = readFileSync(path.join(templatesDir, "api-card.html"), "utf8");
   const cards = apis.map(({ api, document, downloads }) => {
     const operations = [
       ...walkOperations(document).map(
@@ -121,7 +126,7 @@ export function renderLanding({ template, cardTemplate, apis, quickstartDir, str
   mockLines.push({ label: "these docs", url: "http://127.0.0.1:4000" });
   const width = Math.max(...mockLines.map(({ label }) => label.length)) + 2;
   const quickstarts = apis.map((entry) => `<pre><code>${escapeHtml(quickstart(entry, quickstartDir, strict))}</code></pre>`);
-  return fillTemplate(template, {
+  return fillTemplate(readFileSync(path.join(templatesDir, "index.html"), "utf8"), {
     apiTitles: listInProse(titles),
     apiCards: { html: cards.join("") },
     mockUrls: mockLines.map(({ label, url }) => `# ${label.padEnd(width)}${url}`).join("\n"),

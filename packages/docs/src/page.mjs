@@ -27,29 +27,21 @@ export function descriptionFiles(api) {
 }
 
 /**
- * A copy of the description whose every operation and webhook starts with a link that opens its console.
- * @param {JsonObject} document
- * @returns {JsonObject}
- */
-export function withConsoleLinks(document) {
-  const copy = structuredClone(document);
-  for (const op of [...walkOperations(copy), ...walkWebhooks(copy)]) {
-    const operation = /** @type {JsonObject} */ (resolvePointer(copy, op.pointer));
-    const link = `<a class="api-console-try" href="?try=${encodeURIComponent(op.operationId)}" data-api-console="${encodeURIComponent(op.operationId)}">Try it</a>`;
-    operation.description = typeof operation.description === "string" ? `${link}\n\n${operation.description}` : link;
-  }
-  return copy;
-}
-
-/**
- * The description as the reference page shows it: code samples and console links on a copy.
+ * The description as the reference page shows it: a copy with code samples, whose every operation
+ * and webhook starts with a link that opens its console.
  * @param {JsonObject} document
  * @param {ApiDefinition} api
  * @param {string} samplesDir
  * @param {{ strict?: boolean }} [options] see `withCodeSamples`
  */
 export function shownDescription(document, api, samplesDir, options) {
-  return withConsoleLinks(withCodeSamples(document, api, samplesDir, options));
+  const copy = withCodeSamples(document, api, samplesDir, options);
+  for (const op of [...walkOperations(copy), ...walkWebhooks(copy)]) {
+    const operation = /** @type {JsonObject} */ (resolvePointer(copy, op.pointer));
+    const link = `<a class="api-console-try" href="?try=${encodeURIComponent(op.operationId)}" data-api-console="${encodeURIComponent(op.operationId)}">Try it</a>`;
+    operation.description = typeof operation.description === "string" ? `${link}\n\n${operation.description}` : link;
+  }
+  return copy;
 }
 
 /** JSON inside a script element: `<` escaped so that no text in it can end the element early. */

@@ -49,14 +49,11 @@ export function registryPages(root) {
     for (const { name, read } of descriptions) files.set(name, once(read));
     downloads.set(api.name, descriptions.map(({ name }) => name));
   }
-  const templates = path.join(packageDir, "templates");
   files.set(
     "index.html",
     once(() =>
       Buffer.from(
         renderLanding({
-          template: readFileSync(path.join(templates, "index.html"), "utf8"),
-          cardTemplate: readFileSync(path.join(templates, "api-card.html"), "utf8"),
           // A built API is shown as its page was built: from the description beside it.
           apis: apis.map((api) => ({ api, document: builtDescription(root, api) ?? loadBundle(api), downloads: downloads.get(api.name) ?? [] })),
           quickstartDir: path.join(packageDir, "quickstart"),
