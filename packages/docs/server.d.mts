@@ -3,11 +3,17 @@ export declare const defaultRoot: string;
 
 /** The server's limits (see the README's tables); the timeouts and the relay's concurrency are the defaults of the options below. */
 export declare const limits: Readonly<{
+  /** Longest request target, in characters (2048); the longest page URL is far shorter. */
   maxUrlLength: number;
+  /** Request line plus headers, in bytes (16 KiB). */
   maxHeaderSize: number;
+  /** Milliseconds from connection (or from the previous answer) until the headers must be complete (10 000). */
   headersTimeout: number;
+  /** Milliseconds until the whole request must be in (30 000). */
   requestTimeout: number;
+  /** Milliseconds a connection may make no progress (an idle or stalled reader) before it is closed (60 000). */
   idleTimeout: number;
+  /** Milliseconds an idle keep-alive connection is kept open (5 000). */
   keepAliveTimeout: number;
   /** Largest request body the relay forwards (1 MiB). */
   relayRequestBody: number;
@@ -17,7 +23,7 @@ export declare const limits: Readonly<{
   relayTimeout: number;
   /** Relayed exchanges in flight at once (16). */
   relayConcurrency: number;
-  /** Bytes of a refused request's body read and dropped before the connection is cut (8 MiB). */
+  /** Bytes of a refused request's body read and dropped (so that its client reads the refusal) before the connection is cut (8 MiB). */
   relayDiscard: number;
 }>;
 

@@ -20,29 +20,18 @@ import { registryPages } from "./src/served-pages.mjs";
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 export const defaultRoot = path.join(packageDir, "dist");
 
-/** The limits in the README's table; tests pass shorter timeouts. */
+/** The limits in the README's table, each described in server.d.mts; tests pass shorter timeouts. */
 export const limits = Object.freeze({
-  /** Longest request target, in characters; the longest page URL is far shorter. */
   maxUrlLength: 2048,
-  /** Request line plus headers, in bytes. */
   maxHeaderSize: 16 * 1024,
-  /** Milliseconds from connection (or from the previous answer) until the headers must be complete. */
   headersTimeout: 10_000,
-  /** Milliseconds until the whole request must be in. */
   requestTimeout: 30_000,
-  /** Milliseconds a connection may make no progress (an idle or stalled reader) before it is closed. */
   idleTimeout: 60_000,
-  /** Milliseconds an idle keep-alive connection is kept open. */
   keepAliveTimeout: 5_000,
-  /** Largest request body the relay forwards, in bytes. */
   relayRequestBody: 1024 * 1024,
-  /** Largest answer body the relay brings back, in bytes. */
   relayResponseBody: 8 * 1024 * 1024,
-  /** Milliseconds a relayed exchange may take, from sending it to the answer's last byte. */
   relayTimeout: 30_000,
-  /** Relayed exchanges in flight at once; more are refused with 503. */
   relayConcurrency: 16,
-  /** Bytes of a refused request's body read and dropped (so that its client reads the refusal) before the connection is cut. */
   relayDiscard: 8 * 1024 * 1024,
 });
 
@@ -194,17 +183,11 @@ function declaresBody(req) {
  * @param {import("node:http").ServerResponse} res
  */
 async function serve({ root: absoluteRoot, rewrite, made }, req, res) {
-  // Whatever body the client sends is never read: closing is cheaper than draining it.
+  // Whatever body the client sends is never read: the answer closes the connection.
   const close = declaresBody(req);
   const target = req.url ?? "/";
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    sendText(res, 405, { headers: { allow: ALLOW }, close });
-    return;
-  }
-  if (close) {
-    sendText(res, 413, { detail: "the docs take no request body", close });
-    return;
-  }
+  if (req.method !== "GET" && req.method !== "HEAD") return sendText(res, 405, { headers: { allow: ALLOW }, close });
+  if (close) return sendText(res, 413, { detail: "the docs take no request body", close });
   const pathname = targetPath(target);
   let file;
   try {
@@ -212,16 +195,10 @@ async function serve({ root: absoluteRoot, rewrite, made }, req, res) {
   } catch {
     file = undefined;
   }
-  if (file === undefined) {
-    sendText(res, 400, { detail: "malformed path" });
-    return;
-  }
+  if (file === undefined) return sendText(res, 400, { detail: "malformed path" });
   const make = file === null ? undefined : made?.get(path.relative(absoluteRoot, file));
   const opened = file === null || make ? null : await openInside(absoluteRoot, file);
-  if (!make && opened === null) {
-    sendText(res, 404);
-    return;
-  }
+  if (!make && opened === null) return sendText(res, 404);
   const extension = path.extname(opened?.name ?? /** @type {string} */ (file)).toLowerCase();
   /** @type {Buffer | null} */
   let whole = make ? make() : null;

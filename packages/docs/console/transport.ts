@@ -22,12 +22,6 @@ export type Sent =
 /** The largest answer body read; the relay bounds what it forwards, a direct answer is bounded here. */
 const BODY_LIMIT = 8 * 1024 * 1024;
 
-async function boundedText(response: Response): Promise<string> {
-  const bytes = await readAnswerBody(response, BODY_LIMIT);
-  if (bytes === undefined) throw new Error(`the answer's body is more than the console reads (${BODY_LIMIT} bytes)`);
-  return new TextDecoder().decode(bytes);
-}
-
 const HOW_TO_RELAY =
   "Serve these docs with `npm start` (http://127.0.0.1:4000 by default): the docs server relays the console's requests, so the target needs no CORS headers.";
 
@@ -56,7 +50,9 @@ export async function send(request: Outgoing): Promise<Sent> {
   const relayError = request.relay ? response.headers.get("x-relay-error") : null;
   let bodyText: string;
   try {
-    bodyText = await boundedText(response);
+    const bytes = await readAnswerBody(response, BODY_LIMIT);
+    if (bytes === undefined) throw new Error(`the answer's body is more than the console reads (${BODY_LIMIT} bytes)`);
+    bodyText = new TextDecoder().decode(bytes);
   } catch (error) {
     if (request.signal.aborted) return { kind: "no-answer", message: "Cancelled while the answer was coming." };
     return { kind: "no-answer", message: `The answer broke off: ${error instanceof Error ? error.message : String(error)}` };
