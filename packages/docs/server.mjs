@@ -353,8 +353,6 @@ function addressFor(host, explicitlyAllowed, lookup) {
   });
 }
 
-/** @typedef {import("./server.d.mts").ConsoleTarget} ConsoleTarget */
-
 /**
  * The relay's handler: `<METHOD> /_relay<path>?<query>` with `X-Relay-Target: <base URL>` is sent
  * to `<base URL><path>?<query>`, and the target's answer comes back with `X-Relay: 1`.
@@ -420,10 +418,8 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
           return lower === "content-length" && !bodiless ? [] : [name, value];
         }),
         ...(bodiless ? [] : ["content-length", String(answer.body.length)]),
-        "x-relay",
-        "1",
-        "vary",
-        "X-Relay-Target",
+        "x-relay", "1",
+        "vary", "X-Relay-Target",
       ]);
       res.end(bodiless ? undefined : answer.body);
     } finally {
@@ -521,7 +517,7 @@ const REWRITTEN_EXTENSIONS = new Set([".html", ".json", ".yaml", ".yml"]);
  * `<root>/<api>.openapi.json`, the file the pages were built from or made from), each mapped to the
  * origin of the server running for that API; null when nothing differs.
  * @param {string} root
- * @param {Record<string, ConsoleTarget>} targets
+ * @param {Record<string, import("./server.d.mts").ConsoleTarget>} targets
  * @param {Map<string, () => Buffer> | null} made
  * @returns {((text: string) => string) | null}
  */
@@ -548,16 +544,6 @@ function serverRewrite(root, targets, made) {
   // Origins end where a port's digits do: :4010 must not match inside :40100.
   const pattern = new RegExp(`(?:${[...moved.keys()].map((origin) => origin.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?![0-9])`, "g");
   return (text) => text.replace(pattern, (origin) => moved.get(origin) ?? origin);
-}
-
-/**
- * What follows `/_relay` in a request target ("", "/path…" or "?query"), or null for any other target.
- * @param {string} target
- */
-function relayedPart(target) {
-  if (!target.startsWith(RELAY_PREFIX)) return null;
-  const rest = target.slice(RELAY_PREFIX.length);
-  return rest === "" || rest.startsWith("/") || rest.startsWith("?") ? rest : null;
 }
 
 /**
@@ -595,8 +581,9 @@ export async function startDocsServer({
   async function route(req, res) {
     const target = req.url ?? "/";
     if (target.length > limits.maxUrlLength) return sendText(res, 414, { close: true });
-    const relayed = relayedPart(target);
-    if (relayed !== null) return relay(req, res, relayed);
+    // What follows `/_relay` ("", "/path…" or "?query…"; `/_relayed` is a file's path).
+    const rest = target.slice(RELAY_PREFIX.length);
+    if (target.startsWith(RELAY_PREFIX) && /^([/?]|$)/.test(rest)) return relay(req, res, rest);
     if (targetPath(target) === CONSOLE_CONFIG && (req.method === "GET" || req.method === "HEAD") && !declaresBody(req)) {
       res.writeHead(200, { "content-type": contentTypes[".json"], "content-length": config.length, "cache-control": "no-store", "x-content-type-options": "nosniff" });
       return void res.end(req.method === "HEAD" ? undefined : config);

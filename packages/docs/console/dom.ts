@@ -57,7 +57,5 @@ export function region(name: string, ...children: Child[]): HTMLElement {
 }
 
 export function liveRegion(name: string, ...children: Child[]): HTMLElement {
-  const made = region(name, ...children);
-  made.setAttribute("aria-live", "polite");
-  return made;
+  return h("section", { role: "region", "aria-label": name, "aria-live": "polite" }, ...children);
 }

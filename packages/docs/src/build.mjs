@@ -14,8 +14,6 @@ import { renderLanding } from "./landing.mjs";
 import { externalResources, inlineRedocImages, withIcon } from "./offline.mjs";
 import { CONSOLE_SCRIPT, descriptionFiles, shownDescription, withConsole } from "./page.mjs";
 
-/** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
-
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const redoclyBin = path.join(path.dirname(require.resolve("@redocly/cli/package.json")), "bin", "cli.js");
@@ -31,7 +29,7 @@ function refuseExternal(label, html) {
 
 /**
  * Builds the pages of every given API into outDir, replacing what was there.
- * @param {{ apis?: ApiDefinition[], outDir?: string, samplesDir?: string, quickstartDir?: string, log?: (line: string) => void }} [options]
+ * @param {{ apis?: import("@api-contracts/contract-core").ApiDefinition[], outDir?: string, samplesDir?: string, quickstartDir?: string, log?: (line: string) => void }} [options]
  * @returns {{ files: string[] }} the files written, relative to outDir
  */
 export function buildDocs({

@@ -6,7 +6,6 @@ import path from "node:path";
 import { curlCommand, fillPath, follow, isObject, queryString, resolvePointer, walkOperations } from "@api-contracts/contract-core";
 
 /** @typedef {import("@api-contracts/contract-core").WalkedOperation} WalkedOperation */
-/** @typedef {import("@api-contracts/contract-core").WalkedParameter} WalkedParameter */
 /** @typedef {import("@api-contracts/contract-core").NamedExample} NamedExample */
 /** @typedef {import("@api-contracts/contract-core").ApiEntry} ApiEntry */
 /** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */

@@ -7,8 +7,6 @@ import { walkOperations, walkWebhooks } from "@api-contracts/contract-core";
 import { curlSample } from "./code-samples.mjs";
 import { ICON_LINK } from "./offline.mjs";
 
-/** @typedef {import("@api-contracts/contract-core").ApiDefinition} ApiDefinition */
-/** @typedef {import("@api-contracts/contract-core").JsonObject} JsonObject */
 
 const templatesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "templates");
 
@@ -67,7 +65,7 @@ export function listInProse(names) {
 
 /**
  * @typedef {object} LandingApi
- * @property {ApiDefinition} api
+ * @property {import("@api-contracts/contract-core").ApiDefinition} api
  * @property {any} document its bundled description
  * @property {string[]} downloads files of its description beside the page: `webdata.openapi.json`
  */
