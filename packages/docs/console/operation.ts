@@ -3,7 +3,7 @@
 import { FAULT_NAMES, formatPrefer, MAX_LATENCY_MS, type ApiEntry, type ContractProblem, type FaultName, type WalkedOperation } from "@api-contracts/contract-core/contract";
 import { fill, h, labelled, liveRegion, region, reveal } from "./dom.js";
 import type { Judge, Verdict } from "./judge.js";
-import { asCurl, asTypeScript, bodyOf, pathAndQuery, requestHeaders, type RequestForm } from "./request.js";
+import { asCurl, asTypeScript, bodyOf, indentedJson, pathAndQuery, requestHeaders, type RequestForm } from "./request.js";
 import { send, type Sent } from "./transport.js";
 
 /** The servers a console can send to: those that run (the docs server says which), at least one. */
@@ -88,7 +88,7 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
   const answerExamples = op.responses.flatMap((r) => r.media.flatMap((m) => m.examples.filter((e) => e.name !== "example").map((e) => ({ status: r.status, name: e.name }))));
   const preferExample = h("select", {}, h("option", { value: "" }, "(the first documented)"), ...answerExamples.map((e) => h("option", { value: e.name }, `${e.name} (${e.status})`)));
   const preferCode = h("select", {}, h("option", { value: "" }, "(any)"), ...op.responses.filter((r) => /^\d+$/.test(r.status)).map((r) => h("option", { value: r.status }, r.status)));
-  const preferDynamic = h("input", { type: "checkbox" });
+  const preferDynamic = h("input", { type: "checkbox", id: `${op.operationId}-dynamic` });
   const preferLatency = h("input", { type: "number", min: "0", max: String(MAX_LATENCY_MS), step: "100", placeholder: "0" });
   const preferFault = h("select", {}, h("option", { value: "" }, "(none)"), ...FAULT_NAMES.map((f) => h("option", { value: f }, f)));
   const mockControls = h(
@@ -97,11 +97,10 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     h("legend", {}, "Mock answer (Prefer header)"),
     labelled("Answer example", preferExample),
     labelled("Status", preferCode),
-    h("div", { class: "field inline" }, preferDynamic, h("label", {}, "Generate the body from the schema")),
+    h("div", { class: "field inline" }, preferDynamic, h("label", { for: preferDynamic.id }, "Generate the body from the schema")),
     labelled("Latency (ms)", preferLatency),
     labelled("Fault", preferFault, "reset closes the connection, hang never answers, slow-body trickles the body"),
   );
-  (mockControls.querySelector(".inline label") as HTMLLabelElement).htmlFor = (preferDynamic.id ||= `${op.operationId}-dynamic`);
 
   const prefer = () =>
     (isMock() &&
@@ -177,12 +176,7 @@ export function operationConsole(op: WalkedOperation, setup: Setup): HTMLElement
     if (sent.kind === "answer") {
       const { answer, ms } = sent;
       const headerRows = Object.entries(answer.headers).map(([name, value]) => h("div", {}, h("dt", {}, name), h("dd", {}, value)));
-      let shown = answer.bodyText;
-      try {
-        shown = pretty(JSON.parse(answer.bodyText));
-      } catch {
-        // Not JSON: shown as it came.
-      }
+      let shown = indentedJson(answer.bodyText);
       if (shown.length > SHOWN_BODY_LIMIT) shown = `${shown.slice(0, SHOWN_BODY_LIMIT)}\n… (${shown.length - SHOWN_BODY_LIMIT} more characters not shown)`;
       fill(
         answerView,

@@ -49,10 +49,8 @@ export function asCurl(form: RequestForm, keyVariable: string): string {
   );
 }
 
-const indent = (text: string, by: string) => text.replaceAll("\n", `\n${by}`);
-
-/** TypeScript literal of a JSON value, or the text as typed when it is not JSON. */
-function literal(text: string): string {
+/** JSON text indented (a TypeScript literal of its value), or the text as it is when it is not JSON. */
+export function indentedJson(text: string): string {
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch {
@@ -69,7 +67,7 @@ export function asTypeScript(form: RequestForm, client: { package: string; facto
     .map(([where, values]) => `${where}: ${JSON.stringify(values)}`);
   if (params.length > 0) options.push(`params: { ${params.join(", ")} }`);
   const body = bodyOf(form);
-  if (body !== undefined) options.push(`body: ${indent(literal(body), "  ")}`);
+  if (body !== undefined) options.push(`body: ${indentedJson(body).replaceAll("\n", "\n  ")}`);
   if (form.prefer) options.push(`headers: { Prefer: ${JSON.stringify(form.prefer)} }`);
   const call = options.length > 0 ? `${JSON.stringify(form.path)}, {\n  ${options.join(",\n  ")},\n}` : JSON.stringify(form.path);
   return [
