@@ -14,6 +14,7 @@ import {
   type ContractProblem,
   type IncomingRequest,
   type JsonObject,
+  type WalkedOperation,
 } from "@api-contracts/contract-core/contract";
 
 export interface Verdict {
@@ -28,11 +29,6 @@ export interface Answer {
   /** Header values by lower-case name. */
   headers: Record<string, string>;
   bodyText: string;
-}
-
-export interface Operation {
-  method: string;
-  operationId: string;
 }
 
 const failed = (summary: string, problems: ContractProblem[]): Verdict => ({ ok: false, summary, problems });
@@ -51,7 +47,7 @@ export function createJudge(api: ApiEntry, document: JsonObject) {
   }
 
   /** The answer against what the operation documents for its status. */
-  function judgeAnswer(op: Operation, answer: Answer): Verdict {
+  function judgeAnswer(op: Pick<WalkedOperation, "method" | "operationId">, answer: Answer): Verdict {
     const operation = validators.listOperations().find((candidate) => candidate.operationId === op.operationId);
     if (!operation) return failed(`${op.operationId} is not an operation of the contract`, []);
     const received = { status: answer.status, contentType: answer.headers["content-type"], bodyText: answer.bodyText };
