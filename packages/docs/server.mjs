@@ -249,26 +249,10 @@ const bareHost = (hostname) => hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase(
 // fetch metadata belong to the docs page, and the body is sent with a length of the relay's own.
 // (Hop-by-hop headers and those `Connection` names are contract-core's `endToEnd` to drop.)
 const NOT_RELAYED_IN_REQUESTS = new Set(["host", "origin", "referer", "cookie", "content-length", "expect"]);
-const NOT_RELAYED_PREFIXES = ["x-relay-", "sec-fetch-"];
+const NOT_RELAYED_PREFIXES = /^(x-relay-|sec-fetch-)/;
 // A target's cookie would be set on the docs' origin. (A Location would be followed by the browser
 // itself, to the docs' origin or past the relay: it comes back renamed.)
 const NOT_RELAYED_IN_ANSWERS = new Set(["set-cookie"]);
-
-/**
- * Raw header pairs as a list of pairs, without those the prefixes name.
- * @param {string[]} raw `[name, value, name, value, ...]`
- * @param {string[]} [prefixes]
- * @returns {Array<[string, string]>}
- */
-function pairs(raw, prefixes = []) {
-  /** @type {Array<[string, string]>} */
-  const found = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = /** @type {string} */ (raw[i]);
-    if (!prefixes.some((prefix) => name.toLowerCase().startsWith(prefix))) found.push([name, /** @type {string} */ (raw[i + 1])]);
-  }
-  return found;
-}
 
 /**
  * The relay's own failures: a code for `X-Relay-Error`, a status, and a sentence that names no part
@@ -411,12 +395,10 @@ function createRelay({ allowRelayHosts, lookup, timeout, concurrency }) {
       if ("refusal" in answer) return refuse(...answer.refusal);
       // An answer that has no body keeps the target's Content-Length (a HEAD's names the GET's body).
       const bodiless = req.method === "HEAD" || answer.status === 204 || answer.status === 304;
+      const headers = bodiless ? answer.headers : endToEnd(answer.headers, new Set(["content-length"]));
       res.writeHead(answer.status, [
-        ...pairs(answer.headers).flatMap(([name, value]) => {
-          const lower = name.toLowerCase();
-          if (lower === "location") return ["x-relay-location", value];
-          return lower === "content-length" && !bodiless ? [] : [name, value];
-        }),
+        // Names stand at the even places.
+        ...headers.map((item, i) => (i % 2 === 0 && item.toLowerCase() === "location" ? "x-relay-location" : item)),
         ...(bodiless ? [] : ["content-length", String(answer.body.length)]),
         "x-relay", "1",
         "vary", "X-Relay-Target",
@@ -445,9 +427,11 @@ const errorCode = (code) => (typeof code === "string" && /^[A-Z_]{2,40}$/.test(c
  */
 function send(req, { target, address, rest, body, timeout }, res) {
   const basePath = target.pathname.replace(/\/+$/, "");
+  // Every name a request's headers have is a key of req.headers.
+  const dropped = new Set([...NOT_RELAYED_IN_REQUESTS, ...Object.keys(req.headers).filter((name) => NOT_RELAYED_PREFIXES.test(name))]);
   // Given as a list, the headers keep their order and case; Node then adds no Host of its own.
-  const headers = [["host", target.host], ...pairs(endToEnd(req.rawHeaders, NOT_RELAYED_IN_REQUESTS), NOT_RELAYED_PREFIXES)];
-  if (body.length > 0) headers.push(["content-length", String(body.length)]);
+  const headers = ["host", target.host, ...endToEnd(req.rawHeaders, dropped)];
+  if (body.length > 0) headers.push("content-length", String(body.length));
   return new Promise((resolve) => {
     let timedOut = false;
     let upstream;
@@ -460,7 +444,7 @@ function send(req, { target, address, rest, body, timeout }, res) {
         port: target.port || undefined,
         method: req.method,
         path: `${basePath}${rest.startsWith("?") ? "/" : ""}${rest}` || "/",
-        headers: headers.flat(),
+        headers,
         agent: false,
       });
     } catch {
