@@ -13,8 +13,7 @@ const START_CRAWL = { method: "POST", path: "/v2/crawl" };
 
 /** The start URL as the service reads it, and as the contract's url rule on `CrawlRequest.url` judged it: `http://` in front of one without a scheme, then trimmed. */
 function startUrl(url: string): URL | undefined {
-  const read = withDefaultScheme(url, "http").trim();
-  return parseUrl(read);
+  return parseUrl(withDefaultScheme(url, "http").trim());
 }
 
 /** The format names a crawl's `scrapeOptions.formats` asks for (`markdown` when none are given). */

@@ -52,7 +52,6 @@ export class WebdataStore {
     return "cancelled";
   }
 
-  /** Sessions, newest first, optionally only those in one state. */
   /** The sessions with that status (as stored, exactly: an unknown one lists none), newest first. */
   listSessions(status?: string): InteractSession[] {
     return this.sessions
