@@ -30,7 +30,7 @@ type Schema = Record<string, unknown>;
 const isSchema = (value: unknown): value is Schema => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Follows a local `$ref` (`#/components/...`) to the object it names. */
-function deref(bundle: Schema, node: unknown): unknown {
+export function deref(bundle: Schema, node: unknown): unknown {
   let current = node;
   for (let hops = 0; isSchema(current) && typeof current.$ref === "string" && hops < 32; hops++) {
     current = current.$ref

@@ -15,7 +15,6 @@ const run = promisify(execFile);
 
 interface Manifest {
   name: string;
-  version: string;
   main?: string;
   types?: string;
   exports?: unknown;
@@ -74,8 +73,6 @@ export interface PackReport {
   /** Bytes of the tarball. */
   size: number;
   unpackedSize: number;
-  integrity: string;
-  shasum: string;
   files: Array<{ path: string }>;
 }
 
