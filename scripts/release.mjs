@@ -20,11 +20,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import parseChangeset from "@changesets/parse";
-import { findBreakingChanges } from "./breaking-changes.mjs";
+import { findBreakingChanges, git } from "./breaking-changes.mjs";
 import { workspacePackages } from "./package-graph.mjs";
 
 const BUMPS = ["none", "patch", "minor", "major"];
-const git = (args, cwd) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
 const tryGit = (args, cwd) => {
   try {
     return git(args, cwd);
