@@ -11,11 +11,6 @@ const FILLED_FORMATS = new Set(["markdown", "html", "rawHtml", "links"]);
 
 const START_CRAWL = { method: "POST", path: "/v2/crawl" };
 
-/** The start URL as the service reads it, and as the contract's url rule on `CrawlRequest.url` judged it: `http://` in front of one without a scheme, then trimmed. */
-function startUrl(url: string): URL | undefined {
-  return parseUrl(withDefaultScheme(url, "http").trim());
-}
-
 /** The format names a crawl's `scrapeOptions.formats` asks for (`markdown` when none are given). */
 function formatsOf(body: JsonObject): Set<string> {
   const formats = (body.scrapeOptions as { formats?: unknown } | undefined)?.formats;
@@ -30,7 +25,8 @@ function pageCount(body: JsonObject): number {
 
 /** The documents of the pages a crawl pretends to scrape. */
 function pretendPages(body: JsonObject): JsonObject[] {
-  const start = startUrl(String(body.url ?? ""));
+  // The start URL as the service reads it, and as the contract's url rule on `CrawlRequest.url` judged it: `http://` in front of one without a scheme, then trimmed.
+  const start = parseUrl(withDefaultScheme(String(body.url ?? ""), "http").trim());
   if (!start) return [];
   const count = pageCount(body);
   const below = new URL(start.href);
