@@ -77,8 +77,7 @@ export function loadBundle(api: string, packageDir = process.cwd()): Json {
 const resolveRef = (doc: Json, node: unknown): Json => deref(doc, node) as Json;
 
 function matchPath(template: string, path: string): boolean {
-  const pattern = new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}$`);
-  return pattern.test(path);
+  return new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path);
 }
 
 /**
