@@ -83,6 +83,8 @@ function acceptsAllOf(rule, other) {
   return true;
 }
 
+const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxItems"]);
+
 const rulesOf = (schema) => (Array.isArray(schema["x-rules"]) ? schema["x-rules"] : []);
 
 const typesOf = (schema) => (schema.type === undefined ? undefined : [schema.type].flat());
@@ -119,20 +121,12 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
     report(where, `request now requires the value ${JSON.stringify(narrower.const)}`);
   }
 
-  for (const [keyword, tighter] of [
-    ["maximum", (a, b) => a < b],
-    ["exclusiveMaximum", (a, b) => a < b],
-    ["maxLength", (a, b) => a < b],
-    ["maxItems", (a, b) => a < b],
-    ["minimum", (a, b) => a > b],
-    ["exclusiveMinimum", (a, b) => a > b],
-    ["minLength", (a, b) => a > b],
-    ["minItems", (a, b) => a > b],
-  ]) {
+  for (const keyword of [...UPPER_BOUNDS, "minimum", "exclusiveMinimum", "minLength", "minItems"]) {
     const limit = narrower[keyword];
     if (typeof limit !== "number") continue;
     const previous = wider[keyword];
-    if (previous === undefined || tighter(limit, previous)) {
+    // A lower upper bound, or a higher lower bound, is tighter.
+    if (previous === undefined || (UPPER_BOUNDS.has(keyword) ? limit < previous : limit > previous)) {
       // Printed as the change was made, old value first, whichever side is the narrower one.
       report(where, `${direction} ${whoBreaks === "no longer accepts" ? "is more restricted" : "is less restricted"}: ${keyword} ${before[keyword] ?? "(none)"} -> ${after[keyword] ?? "(none)"}`);
     }
