@@ -135,9 +135,7 @@ class ExpiryQueue {
  * stays at the largest finite number instead.
  */
 function saturatedSum(...amounts: number[]): number {
-  let total = 0;
-  for (const amount of amounts) total += amount;
-  return Math.min(Number.MAX_VALUE, Math.max(0, total));
+  return Math.min(Number.MAX_VALUE, Math.max(0, amounts.reduce((total, amount) => total + amount, 0)));
 }
 
 function hold(account: Account, lockId: string, amount: number): void {
