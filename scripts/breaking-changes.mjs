@@ -83,6 +83,8 @@ function acceptsAllOf(rule, other) {
   return true;
 }
 
+const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxItems"]);
+
 const rulesOf = (schema) => (Array.isArray(schema["x-rules"]) ? schema["x-rules"] : []);
 
 const typesOf = (schema) => (schema.type === undefined ? undefined : [schema.type].flat());
@@ -119,20 +121,12 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
     report(where, `request now requires the value ${JSON.stringify(narrower.const)}`);
   }
 
-  for (const [keyword, tighter] of [
-    ["maximum", (a, b) => a < b],
-    ["exclusiveMaximum", (a, b) => a < b],
-    ["maxLength", (a, b) => a < b],
-    ["maxItems", (a, b) => a < b],
-    ["minimum", (a, b) => a > b],
-    ["exclusiveMinimum", (a, b) => a > b],
-    ["minLength", (a, b) => a > b],
-    ["minItems", (a, b) => a > b],
-  ]) {
+  for (const keyword of [...UPPER_BOUNDS, "minimum", "exclusiveMinimum", "minLength", "minItems"]) {
     const limit = narrower[keyword];
     if (typeof limit !== "number") continue;
     const previous = wider[keyword];
-    if (previous === undefined || tighter(limit, previous)) {
+    // A lower upper bound, or a higher lower bound, is tighter.
+    if (previous === undefined || (UPPER_BOUNDS.has(keyword) ? limit < previous : limit > previous)) {
       // Printed as the change was made, old value first, whichever side is the narrower one.
       report(where, `${direction} ${whoBreaks === "no longer accepts" ? "is more restricted" : "is less restricted"}: ${keyword} ${before[keyword] ?? "(none)"} -> ${after[keyword] ?? "(none)"}`);
     }
@@ -183,6 +177,17 @@ function compareSchemas(context, before, after, direction, where, depth = 0) {
   }
 }
 
+/** Compares each content type of a body with the newer body's of the same type; `removed` words one the newer lacks. */
+function compareMedia(context, before = [], after = [], direction, where, removed, schemaWhere = where) {
+  const later = new Map(after.map((media) => [media.mediaType, media]));
+  const ref = (media) => media.schema && { $ref: `#${media.schema}` };
+  for (const media of before) {
+    const next = later.get(media.mediaType);
+    if (!next) context.report(where, removed(media.mediaType));
+    else compareSchemas(context, ref(media), ref(next), direction, schemaWhere);
+  }
+}
+
 /** Returns `{ where, change }` for every breaking change from `oldDoc` to `newDoc`. */
 export function findBreakingChanges(oldDoc, newDoc) {
   const findings = [];
@@ -203,12 +208,7 @@ export function findBreakingChanges(oldDoc, newDoc) {
       if (previous) compareSchemas(context, previous.schema, parameter.object.schema, "request", `${where} ${key}`);
     }
     if (after.requestBody?.required && !before.requestBody?.required) findings.push({ where: `${where} body`, change: "request body is now required" });
-    const newMedia = new Map((after.requestBody?.media ?? []).map((m) => [m.mediaType, m]));
-    for (const media of before.requestBody?.media ?? []) {
-      const next = newMedia.get(media.mediaType);
-      if (!next) findings.push({ where: `${where} body`, change: `request content type ${media.mediaType} is no longer accepted` });
-      else compareSchemas(context, media.schema && { $ref: `#${media.schema}` }, next.schema && { $ref: `#${next.schema}` }, "request", `${where} body`);
-    }
+    compareMedia(context, before.requestBody?.media, after.requestBody?.media, "request", `${where} body`, (type) => `request content type ${type} is no longer accepted`);
     const newResponses = new Map(after.responses.map((r) => [r.status, r]));
     for (const response of before.responses) {
       const next = newResponses.get(response.status);
@@ -216,12 +216,7 @@ export function findBreakingChanges(oldDoc, newDoc) {
         findings.push({ where: `${where} ${response.status}`, change: "documented status was removed" });
         continue;
       }
-      const nextMedia = new Map(next.media.map((m) => [m.mediaType, m]));
-      for (const media of response.media) {
-        const later = nextMedia.get(media.mediaType);
-        if (!later) findings.push({ where: `${where} ${response.status}`, change: `response content type ${media.mediaType} was removed` });
-        else compareSchemas(context, media.schema && { $ref: `#${media.schema}` }, later.schema && { $ref: `#${later.schema}` }, "response", `${where} ${response.status}`);
-      }
+      compareMedia(context, response.media, next.media, "response", `${where} ${response.status}`, (type) => `response content type ${type} was removed`);
     }
   }
   compareWebhooks(context, oldDoc, newDoc, findings);
@@ -247,12 +242,7 @@ function compareWebhooks(context, oldDoc, newDoc, findings) {
       if (parameter.required && next?.required !== true) findings.push({ where: `${where} header:${parameter.name}`, change: "header is no longer always sent" });
       if (next) compareSchemas(context, parameter.object.schema, next.object.schema, "response", `${where} header:${parameter.name}`);
     }
-    const media = new Map((after.requestBody?.media ?? []).map((m) => [m.mediaType, m]));
-    for (const entry of before.requestBody?.media ?? []) {
-      const next = media.get(entry.mediaType);
-      if (!next) findings.push({ where, change: `payload content type ${entry.mediaType} was removed` });
-      else compareSchemas(context, entry.schema && { $ref: `#${entry.schema}` }, next.schema && { $ref: `#${next.schema}` }, "response", `${where} payload`);
-    }
+    compareMedia(context, before.requestBody?.media, after.requestBody?.media, "response", where, (type) => `payload content type ${type} was removed`, `${where} payload`);
   }
 }
 
@@ -270,9 +260,8 @@ export function findAdditions(oldDoc, newDoc) {
   ];
 }
 
-function git(args, cwd) {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-}
+/** Git's output, trimmed; throws when git fails. */
+export const git = (args, cwd) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
 
 function main() {
   const { values } = parseArgs({ options: { base: { type: "string", default: "HEAD" } } });
@@ -280,7 +269,7 @@ function main() {
   for (const api of listApis()) {
     const file = bundleFiles(api)?.json;
     if (!file) continue;
-    const top = git(["rev-parse", "--show-toplevel"], path.dirname(file)).trim();
+    const top = git(["rev-parse", "--show-toplevel"], path.dirname(file));
     const tracked = path.relative(top, file).split(path.sep).join("/");
     let oldText;
     try {

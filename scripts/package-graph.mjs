@@ -56,7 +56,7 @@ export function workspacePackages(root = repoRoot) {
       const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
       const fields = Object.fromEntries(DEPENDENCY_FIELDS.map((field) => [field, new Set(Object.keys(pkg[field] ?? {}))]));
       const declared = new Set(DEPENDENCY_FIELDS.flatMap((field) => [...fields[field]]));
-      return { name: pkg.name, dir, declared, fields, published: pkg.private !== true, scripts: pkg.scripts ?? {} };
+      return { name: pkg.name, dir, manifest: pkg, declared, fields, published: pkg.private !== true, scripts: pkg.scripts ?? {} };
     });
 }
 
@@ -69,10 +69,6 @@ function codeFiles(dir) {
     else if (CODE.test(entry.name) && !entry.name.endsWith(".d.ts")) found.push(full);
   }
   return found;
-}
-
-function isImportMetaUrl(node) {
-  return ts.isPropertyAccessExpression(node) && node.name.text === "url" && ts.isMetaProperty(node.expression);
 }
 
 /**
@@ -119,7 +115,8 @@ export function referencesIn(file, text = readFileSync(file, "utf8")) {
     } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "URL") {
       const [first, base] = node.arguments ?? [];
       const specifier = literal(first);
-      if (specifier !== undefined && base && isImportMetaUrl(base)) found.push({ specifier, kind: "url", line: at(node) });
+      const importMetaUrl = base && ts.isPropertyAccessExpression(base) && base.name.text === "url" && ts.isMetaProperty(base.expression);
+      if (specifier !== undefined && importMetaUrl) found.push({ specifier, kind: "url", line: at(node) });
     }
     ts.forEachChild(node, visit);
   };

@@ -17,6 +17,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import semver from "semver";
+import { listen } from "@api-contracts/contract-core/server";
 import { repoRoot, workspacePackages } from "./package-graph.mjs";
 
 /**
@@ -94,11 +95,7 @@ export async function startRegistry({ tarballDir, upstream, port = 0 }) {
     });
   });
   server.maxConnections = REGISTRY_LIMITS.connections;
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", resolve);
-  });
-  base = `http://127.0.0.1:${server.address().port}`;
+  ({ url: base } = await listen(server, port, "127.0.0.1"));
   return {
     url: base,
     names: [...packages.keys()].sort(),
@@ -145,7 +142,7 @@ async function main() {
   }
   const upstream = values["no-upstream"] ? undefined : (values.upstream ?? (process.env.npm_config_registry || execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim()));
 
-  const published = workspacePackages(repoRoot).filter((pkg) => JSON.parse(readFileSync(path.join(pkg.dir, "package.json"), "utf8")).private !== true);
+  const published = workspacePackages(repoRoot).filter((pkg) => pkg.published);
   const tarballDir = mkdtempSync(path.join(tmpdir(), "api-contracts-registry-"));
   const remove = () => rmSync(tarballDir, { recursive: true, force: true });
   let registry;

@@ -20,11 +20,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import parseChangeset from "@changesets/parse";
-import { findBreakingChanges } from "./breaking-changes.mjs";
+import { findBreakingChanges, git } from "./breaking-changes.mjs";
 import { workspacePackages } from "./package-graph.mjs";
 
 const BUMPS = ["none", "patch", "minor", "major"];
-const git = (args, cwd) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
 const tryGit = (args, cwd) => {
   try {
     return git(args, cwd);
@@ -46,10 +45,7 @@ export function diffBase(root) {
   return previous ? { ref: previous, why: "the commit before HEAD" } : undefined;
 }
 
-const publicPackages = (root) =>
-  workspacePackages(root)
-    .map((pkg) => ({ dir: pkg.dir, manifest: readJson(path.join(pkg.dir, "package.json")) }))
-    .filter(({ manifest }) => manifest.private !== true);
+const publicPackages = (root) => workspacePackages(root).filter((pkg) => pkg.published);
 
 /**
  * What changed in the published contract since `base`: the spec package's shipped files (its
@@ -116,8 +112,6 @@ export function copyTree(root, target) {
   symlinkSync(path.join(root, "node_modules"), path.join(target, "node_modules"), "dir");
 }
 
-const changesetBin = (root) => path.join(root, "node_modules/@changesets/cli/bin.js");
-
 function release(root, { dryRun, out = console.log }) {
   const check = checkChangesets(root);
   if (check.skipped) out(`changesets: ${check.skipped}; nothing checked`);
@@ -137,7 +131,7 @@ function release(root, { dryRun, out = console.log }) {
     out(`proposing a ${proposed} for @api-contracts/spec (.changeset/contract-change.md in the dry run)`);
   }
   const before = new Map(publicPackages(tree).map(({ manifest }) => [manifest.name, manifest.version]));
-  execFileSync(process.execPath, [changesetBin(root), "version"], { cwd: tree, stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync(process.execPath, [path.join(root, "node_modules/@changesets/cli/bin.js"), "version"], { cwd: tree, stdio: ["ignore", "pipe", "pipe"] });
   const after = publicPackages(tree);
   out("versions:");
   for (const { manifest } of after) out(`  ${manifest.name} ${before.get(manifest.name)} -> ${manifest.version}${before.get(manifest.name) === manifest.version ? " (unchanged)" : ""}`);

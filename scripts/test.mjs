@@ -5,8 +5,6 @@
 // scrolling through each package. Turbo alone starts tasks in graph order, which left the longest
 // suites for last and one core idle at the end; here a suite starts as soon as a core is free.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { createInterface } from "node:readline";
 import { repoRoot, workspacePackages } from "./package-graph.mjs";
 
@@ -27,9 +25,8 @@ const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-o
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const withTests = workspacePackages(repoRoot)
-  .map((pkg) => JSON.parse(readFileSync(path.join(pkg.dir, "package.json"), "utf8")))
-  .filter((manifest) => manifest.scripts?.test)
-  .map((manifest) => manifest.name);
+  .filter((pkg) => pkg.scripts.test)
+  .map((pkg) => pkg.name);
 const rank = (name) => (LONGEST_FIRST.includes(name) ? LONGEST_FIRST.indexOf(name) : LONGEST_FIRST.length);
 const queue = withTests.sort((a, b) => rank(a) - rank(b));
 

@@ -45,13 +45,6 @@ export function judgedRequests(api) {
   );
 }
 
-/** The `Authorization` a credential form sends: the run's key as Bearer, a made-up Basic pair, or none. */
-function authorizationHeader(form, apiKey) {
-  if (form === "bearer") return { authorization: `Bearer ${apiKey}` };
-  if (form === "basic") return { authorization: `Basic ${Buffer.from("conformance:not-a-key").toString("base64")}` };
-  return {};
-}
-
 /**
  * A request of a list (or of a record: its `authorization` form, `requestBody`, `requestRaw`) as it
  * goes on the wire: method, target (its concrete path and query), headers and body. A body is sent as
@@ -61,8 +54,10 @@ export function wireRequest(request, apiKey) {
   const raw = request.raw ?? request.requestRaw;
   const body = request.body ?? request.requestBody;
   const sent = raw ?? (body === undefined ? undefined : JSON.stringify(body));
+  // The `Authorization` of the credential form: the run's key as Bearer, a made-up Basic pair, or none.
+  const authorization = { bearer: `Bearer ${apiKey}`, basic: `Basic ${Buffer.from("conformance:not-a-key").toString("base64")}` }[request.auth ?? request.authorization];
   const headers = {
-    ...authorizationHeader(request.auth ?? request.authorization, apiKey),
+    ...(authorization ? { authorization } : {}),
     ...(sent === undefined ? {} : { "content-type": "application/json" }),
     ...(request.headers ?? {}),
   };

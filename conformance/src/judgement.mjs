@@ -43,15 +43,10 @@ export function serversRecorded(dir = recordedDir()) {
     .sort();
 }
 
-/** Whether a file of a record folder holds exchanges (one JSON array per operation). */
-function isExchangeFile(file) {
-  return file.endsWith(".json") && file !== KNOWN_FILE && file !== DELIVERIES_FILE;
-}
-
-/** The exchanges of a record folder, each with the file it came from. */
+/** The exchanges of a record folder (one JSON array per operation), each with the file it came from. */
 export function readExchanges(folder) {
   return readdirSync(folder)
-    .filter(isExchangeFile)
+    .filter((file) => file.endsWith(".json") && file !== KNOWN_FILE && file !== DELIVERIES_FILE)
     .sort()
     .flatMap((file) => JSON.parse(readFileSync(path.join(folder, file), "utf8")).map((item) => ({ ...item, file })));
 }

@@ -12,9 +12,6 @@ const MAX_DELIVERIES = 200;
 export async function startWebhookReceiver() {
   const deliveries = [];
   const waiting = new Set();
-  const notify = () => {
-    for (const waiter of waiting) waiter();
-  };
   const server = createServer((req, res) =>
     readUpTo(req, MAX_DELIVERY_BYTES, {
       overflow: () => {
@@ -26,7 +23,7 @@ export async function startWebhookReceiver() {
         const { host: _host, ...headers } = req.headers;
         deliveries.push({ receivedAt: Date.now(), method: req.method, path: req.url, headers, rawBody: body.toString("utf8") });
         res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
-        notify();
+        for (const waiter of waiting) waiter();
       },
     }),
   );

@@ -131,7 +131,7 @@ const denied = (denialReason) => ({ allowed: false, denialReason });
  * `_filter_url` of crawler.rs. `href` is the link, `url` the page it was found on, `baseUrl` the
  * crawl's.
  */
-function filterUrlNow({ href, url, baseUrl, excludes = [], ignoreRobotsTxt = false, robotsTxt = "", robotsUserAgent, allowExternalContentLinks = false, allowSubdomains = false }) {
+export async function filterUrl({ href, url, baseUrl, excludes = [], ignoreRobotsTxt = false, robotsTxt = "", robotsUserAgent, allowExternalContentLinks = false, allowSubdomains = false }) {
   let fullUrl = href;
   if (!href.startsWith("http")) {
     const page = parsed(url);
@@ -166,16 +166,12 @@ function filterUrlNow({ href, url, baseUrl, excludes = [], ignoreRobotsTxt = fal
   return denied("EXTERNAL_LINK");
 }
 
-export async function filterUrl(call) {
-  return filterUrlNow(call);
-}
-
 /**
  * The markdown of a page as Firecrawl keeps it: a line break inside a link's text (between `[`
  * and its `]`, nested brackets counted) is escaped with a backslash, then every
  * `[Skip to Content](#...)` link (the label in any case) is removed.
  */
-function postProcessMarkdownNow(markdown) {
+export async function postProcessMarkdown(markdown) {
   let open = 0;
   let escaped = "";
   for (const char of markdown) {
@@ -184,10 +180,6 @@ function postProcessMarkdownNow(markdown) {
     escaped += open > 0 && char === "\n" ? "\\\n" : char;
   }
   return escaped.replace(/\[skip to content\]\(#[^)]*\)/gi, "");
-}
-
-export async function postProcessMarkdown(markdown) {
-  return postProcessMarkdownNow(markdown);
 }
 
 const notHere = (name) => new Error(`${name}: not in the conformance stand-in for @mendable/firecrawl-rs`);

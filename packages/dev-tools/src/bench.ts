@@ -1,9 +1,8 @@
 // The driver behind each client's `npm run bench`: bundle size of the client and of the official
 // SDK, and per-call overhead of the client over plain fetch against one local server.
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { startServer } from "./testing/servers.js";
 
 type Call = () => Promise<unknown>;
 
@@ -42,20 +41,12 @@ export const median = (values: number[]) => {
 
 /** Runs the bench and prints its two Markdown tables. */
 export async function runClientBench(bench: ClientBench): Promise<void> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(bench.answer);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startServer((_request, res) => void res.writeHead(200, { "content-type": "application/json" }).end(bench.answer));
 
   const contenders: Array<[string, Call]> = [
-    ["plain fetch", bench.plain(baseUrl)],
-    ["client", bench.client(baseUrl, {})],
-    ["client + timeout + retry", bench.client(baseUrl, { timeoutMs: 5000, retry: true })],
+    ["plain fetch", bench.plain(server.url)],
+    ["client", bench.client(server.url, {})],
+    ["client + timeout + retry", bench.client(server.url, { timeoutMs: 5000, retry: true })],
   ];
 
   // Every caller must get the same answer, or the comparison means nothing.
@@ -82,7 +73,7 @@ export async function runClientBench(bench: ClientBench): Promise<void> {
       }
     }
   }
-  server.close();
+  await server.close();
 
   const medians = timings.map(median);
   const base = medians[0]!;

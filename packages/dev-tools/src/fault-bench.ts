@@ -4,6 +4,7 @@
 // that churn costs any node server. Alternating rounds, medians; a Markdown table.
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { median } from "./bench.js";
 import { cpuSeconds, openSockets, settledSockets } from "./process-stats.js";
 
 /** A server in a process of its own: the URL the load goes to, the process its CPU and sockets are read from. */
@@ -90,7 +91,6 @@ export async function faultBench(options: FaultBenchOptions): Promise<string> {
   const after = {} as Record<TargetName, number>;
   for (const name of names) after[name] = await settledSockets(targets[name].pid, baseline[name]);
 
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const pick = (name: SideName, key: keyof Measured) => Math.round(median(runs.map((run) => run[name][key])));
   const share = (name: SideName, of: SideName) => `${Math.round(median(runs.map((run) => run[name].handled / run[of].handled)) * 100)}%`;
   const lines = [

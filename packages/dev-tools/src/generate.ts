@@ -9,10 +9,6 @@ import openapiTS, { astToString } from "openapi-typescript";
 /** Where a client keeps the types of `api`, relative to its package folder. */
 export const generatedFile = (api: string): string => `src/generated/${api}.ts`;
 
-function packageJson(packageDir: string): { name: string } {
-  return JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { name: string };
-}
-
 /**
  * The bundle of `api` (`@api-contracts/spec/<api>.json`), resolved the way Node resolves it from
  * `packageDir`: the package that asks must list `@api-contracts/spec` among its dependencies.
@@ -30,7 +26,7 @@ type Schema = Record<string, unknown>;
 const isSchema = (value: unknown): value is Schema => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Follows a local `$ref` (`#/components/...`) to the object it names. */
-function deref(bundle: Schema, node: unknown): unknown {
+export function deref(bundle: Schema, node: unknown): unknown {
   let current = node;
   for (let hops = 0; isSchema(current) && typeof current.$ref === "string" && hops < 32; hops++) {
     current = current.$ref
@@ -130,7 +126,8 @@ export async function generateTypes(api: string, bundle: unknown, packageName: s
 /** Generates the types of `api` for the package in `packageDir` from the bundle as it is on disk. */
 export async function freshTypes(api: string, packageDir = process.cwd()): Promise<string> {
   const bundle: unknown = JSON.parse(readFileSync(bundlePath(api, packageDir), "utf8"));
-  return generateTypes(api, bundle, packageJson(packageDir).name);
+  const { name } = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { name: string };
+  return generateTypes(api, bundle, name);
 }
 
 /** Writes the generated types of `api` into the package in `packageDir`; returns the file's path relative to it. */

@@ -9,8 +9,6 @@ import { idempotentOrKeyed, isNetworkError, isTimeoutError, retry as sharedRetry
 // Every middleware of the runtime, its `retry` replaced by this client's own below.
 export * from "@api-contracts/client-runtime/middleware";
 
-type CheckAnswer = components["schemas"]["CheckResponse"];
-
 /** The check's path, and its older alias. */
 const isCheck = (schemaPath: string) => schemaPath === "/v1/balances.check" || schemaPath === "/v1/check";
 
@@ -35,7 +33,7 @@ export const entitlementsRetrySafe: RetrySafety = async (request, schemaPath) =>
 };
 
 function openAnswer(request: Record<string, unknown>, cause: string): Response {
-  const answer: CheckAnswer = { allowed: true, customer_id: String(request.customer_id ?? ""), balance: null, flag: null };
+  const answer: components["schemas"]["CheckResponse"] = { allowed: true, customer_id: String(request.customer_id ?? ""), balance: null, flag: null };
   if (typeof request.entity_id === "string") answer.entity_id = request.entity_id;
   if (typeof request.required_balance === "number") answer.required_balance = request.required_balance;
   return Response.json(answer, { status: 202, headers: { "x-fail-open": cause } });

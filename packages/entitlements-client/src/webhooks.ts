@@ -1,7 +1,6 @@
 // The `./webhooks` entry: verifying the calls the service makes to your endpoint. Apart from the
 // client, so that an application that only calls the API does not bundle it.
-import { verifyWebhookCall, type WebhookBody, type WebhookEventOf, type WebhookHeadersInput } from "@api-contracts/client-runtime/webhooks";
-import type { SignatureCheckOptions } from "@api-contracts/client-runtime/webhooks";
+import { verifyWebhookCall, type SignatureCheckOptions, type WebhookBody, type WebhookEventOf, type WebhookHeadersInput } from "@api-contracts/client-runtime/webhooks";
 import { webhookShapes, webhookSignature, type webhooks } from "./generated/entitlements.js";
 
 /** The body of every call the service makes to your webhook endpoint, discriminated by `type`. */

@@ -360,8 +360,7 @@ export function validateFixtures(input: unknown, source = "fixtures"): SeededFix
 
   const ids = fixtures.entitlements;
   const customer = customers.get(ids.customer_id);
-  const grants = (featureId: string): Array<NonNullable<Product["items"]>[number]> =>
-    (customer?.products ?? []).flatMap((pid) => (products.get(pid)?.items ?? []).filter((item) => item.feature_id === featureId));
+  const grants = (featureId: string) => (customer?.products ?? []).flatMap((pid) => (products.get(pid)?.items ?? []).filter((item) => item.feature_id === featureId));
   if (!customer) problems.push(`entitlements.customer_id ${ids.customer_id} is not a customer of the world`);
   else {
     const metered = features.get(ids.metered_feature_id);

@@ -6,14 +6,8 @@ import type { Handler } from "./http.js";
 
 type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
 
-/** The JSON request body of an operation. */
-export type RequestBody<Op> = Op extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> : never;
-
-/** The query parameters of an operation (an empty object when it has none). */
-export type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? ([Q] extends [never | undefined] ? Record<string, never> : NonNullable<Q>) : never;
-
-/** The path parameters of an operation (an empty object when it has none). */
-export type PathOf<Op> = Op extends { parameters: { path?: infer P } } ? ([P] extends [never | undefined] ? Record<string, never> : NonNullable<P>) : never;
+/** The query or path parameters of an operation (an empty object when it has none). */
+type ParametersOf<Op, In extends "query" | "path"> = Op extends { parameters: { [K in In]?: infer P } } ? ([P] extends [never | undefined] ? Record<string, never> : NonNullable<P>) : never;
 
 /** Every documented answer of an operation as `{ status, body }`, one member per status. */
 export type AnswerOf<Op> = Op extends { responses: infer R }
@@ -25,10 +19,10 @@ export type HeadersOf<Op> = (Op extends { parameters: { header?: infer H } } ? (
 
 /** An operation's request as the contract's decision read it: parameters coerced by their schemas, the body parsed. */
 export interface ReadOf<Op> {
-  path: PathOf<Op>;
-  query: QueryOf<Op>;
+  path: ParametersOf<Op, "path">;
+  query: ParametersOf<Op, "query">;
   headers: HeadersOf<Op>;
-  body: RequestBody<Op>;
+  body: Op extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> : never;
 }
 
 /**

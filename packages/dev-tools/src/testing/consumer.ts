@@ -15,7 +15,6 @@ const run = promisify(execFile);
 
 interface Manifest {
   name: string;
-  version: string;
   main?: string;
   types?: string;
   exports?: unknown;
@@ -74,8 +73,6 @@ export interface PackReport {
   /** Bytes of the tarball. */
   size: number;
   unpackedSize: number;
-  integrity: string;
-  shasum: string;
   files: Array<{ path: string }>;
 }
 
@@ -151,16 +148,12 @@ export async function installPacked(packageDirs: string | string[], options: Ins
   } finally {
     await registry.close();
   }
-  const exec = async (command: string, args: string[], env: Record<string, string> = {}) => {
-    const { stdout, stderr } = await run(command, args, { cwd: dir, env: { ...npmEnv(), ...env }, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
-    return { stdout, stderr };
-  };
   return {
     dir,
     packed: reports,
     tarballs: wanted.map(tarballFor),
     write: (file, text) => writeFileSync(path.join(dir, file), text),
-    exec,
+    exec: (command, args, env = {}) => run(command, args, { cwd: dir, env: { ...npmEnv(), ...env }, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }),
     start: (command, args, pattern, ready = 1) => startCommand(dir, command, args, pattern, ready),
     remove() {
       rmSync(dir, { recursive: true, force: true });

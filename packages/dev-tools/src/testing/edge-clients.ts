@@ -63,9 +63,8 @@ export async function postOversized(url: string, bytes: number, client: Oversize
     });
   }
   if (client === "http.request") {
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (outcome: ClientOutcome) => void (settled || ((settled = true), resolve(outcome)));
+    // A promise settles once: whichever of the answer and the error comes first is the outcome.
+    return new Promise<ClientOutcome>((settle) => {
       const req = httpRequest(url, { method: "POST", headers: { ...all, "content-length": String(bytes) } }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));

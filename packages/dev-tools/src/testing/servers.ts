@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
-import { bundlePath } from "../generate.js";
+import { bundlePath, deref } from "../generate.js";
 
 export interface RecordedRequest {
   method: string;
@@ -74,20 +74,10 @@ export function loadBundle(api: string, packageDir = process.cwd()): Json {
   return JSON.parse(readFileSync(bundlePath(api, packageDir), "utf8")) as Json;
 }
 
-function resolveRef(doc: Json, node: Json): Json {
-  let current = node;
-  while (typeof current?.$ref === "string") {
-    current = (current.$ref as string)
-      .slice(2)
-      .split("/")
-      .reduce((at: Json, key: string) => at[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
-  }
-  return current;
-}
+const resolveRef = (doc: Json, node: unknown): Json => deref(doc, node) as Json;
 
 function matchPath(template: string, path: string): boolean {
-  const pattern = new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}$`);
-  return pattern.test(path);
+  return new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path);
 }
 
 /**

@@ -5,10 +5,7 @@ import { served, type AnswerOf, type ReadOf } from "../typing.js";
 import { webhookSender } from "../webhooks.js";
 import { EntitlementsError, EntitlementsStore } from "./store.js";
 
-type CheckOp = operations["checkAccess"];
-type TrackOp = operations["trackUsage"];
-type FinalizeOp = operations["finalizeLock"];
-type ErrorBody = Extract<AnswerOf<CheckOp>, { status: 400 }>["body"];
+type ErrorBody = Extract<AnswerOf<operations["checkAccess"]>, { status: 400 }>["body"];
 /** The statuses an operation documents with the error body. */
 type ErrorStatus<Op> = Extract<AnswerOf<Op>, { body: ErrorBody }>["status"];
 
@@ -46,14 +43,14 @@ export function entitlementsApi({ fixtures, now, limits, webhooks, contract }: A
       }
     };
 
-  const check = guarded<CheckOp>([400, 404, 409, 429], (read) => {
+  const check = guarded<operations["checkAccess"]>([400, 404, 409, 429], (read) => {
     // A comma list, or the parameter repeated; white space around an item is the live service's to ignore.
     const expand = new Set([read.query.expand ?? []].flat().flatMap((list) => list.split(",")).map((item) => item.trim()));
     const body = store.check(read.body, { expandBalanceFeature: expand.has("balance.feature"), expandFlagFeature: expand.has("flag.feature") });
     return { status: 200, body };
   });
-  const track = guarded<TrackOp>([400, 404, 409, 429], (read) => ({ status: 200, body: store.track(read.body) }));
-  const finalize = guarded<FinalizeOp>([400], (read) => {
+  const track = guarded<operations["trackUsage"]>([400, 404, 409, 429], (read) => ({ status: 200, body: store.track(read.body) }));
+  const finalize = guarded<operations["finalizeLock"]>([400], (read) => {
     store.finalize(read.body);
     return { status: 200, body: { success: true } };
   });

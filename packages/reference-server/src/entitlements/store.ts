@@ -6,14 +6,10 @@ import { ExpiringKeys, type StateLimits } from "../state.js";
 type Schemas = components["schemas"];
 export type Balance = Schemas["Balance"];
 export type Flag = Schemas["Flag"];
-export type CheckRequest = Schemas["CheckRequest"];
 export type CheckResponse = Schemas["CheckResponse"];
-export type TrackRequest = Schemas["TrackRequest"];
 export type TrackResponse = Schemas["TrackResponse"];
-export type FinalizeRequest = Schemas["FinalizeRequest"];
 export type LimitReached = Schemas["LimitReached"];
-type ProductItem = Product["items"][number];
-type Interval = NonNullable<ProductItem["interval"]>;
+type Interval = NonNullable<Product["items"][number]["interval"]>;
 
 /** The codes of the `Error` table this store refuses with. */
 type EntitlementsErrorCode =
@@ -139,9 +135,7 @@ class ExpiryQueue {
  * stays at the largest finite number instead.
  */
 function saturatedSum(...amounts: number[]): number {
-  let total = 0;
-  for (const amount of amounts) total += amount;
-  return Math.min(Number.MAX_VALUE, Math.max(0, total));
+  return Math.min(Number.MAX_VALUE, Math.max(0, amounts.reduce((total, amount) => total + amount, 0)));
 }
 
 function hold(account: Account, lockId: string, amount: number): void {
@@ -385,7 +379,7 @@ export class EntitlementsStore {
   }
 
   /** The check operation: decide, then (only when allowed) record usage or hold units. */
-  check(req: CheckRequest, options: { expandBalanceFeature: boolean; expandFlagFeature: boolean }): CheckResponse {
+  check(req: Schemas["CheckRequest"], options: { expandBalanceFeature: boolean; expandFlagFeature: boolean }): CheckResponse {
     const feature = this.feature(req.feature_id);
     const holder = this.holder(req.customer_id, req.entity_id);
     // The contract's validator has judged every amount before the store sees it (finite, any
@@ -444,7 +438,7 @@ export class EntitlementsStore {
   }
 
   /** Confirms (deducting the held units, or `override_value` instead) or releases a lock. */
-  finalize(req: FinalizeRequest): void {
+  finalize(req: Schemas["FinalizeRequest"]): void {
     this.tick();
     const lock = this.locks.get(req.lock_id);
     if (!lock) throw new EntitlementsError(400, "invalid_request", `Lock not found for ID: ${req.lock_id}`);
@@ -462,7 +456,7 @@ export class EntitlementsStore {
   }
 
   /** Records usage by feature id or by event name (every feature listening to the event). */
-  track(req: TrackRequest): TrackResponse {
+  track(req: Schemas["TrackRequest"]): TrackResponse {
     const holder = this.holder(req.customer_id, req.entity_id);
     // An empty feature id counts as absent, as live.
     const featureId = req.feature_id || undefined;

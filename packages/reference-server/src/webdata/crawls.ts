@@ -6,16 +6,7 @@ import type { WorldCrawl } from "../fixtures.js";
 /** Pages a crawl pretends its site has: the start URL and two below it; fewer when `limit` asks for fewer. */
 export const PAGES_PER_CRAWL = 3;
 
-/** The formats a pretend page is filled with; other formats the crawl asks for are left out, as the page schema allows. */
-const FILLED_FORMATS = new Set(["markdown", "html", "rawHtml", "links"]);
-
 const START_CRAWL = { method: "POST", path: "/v2/crawl" };
-
-/** The start URL as the service reads it, and as the contract's url rule on `CrawlRequest.url` judged it: `http://` in front of one without a scheme, then trimmed. */
-function startUrl(url: string): URL | undefined {
-  const read = withDefaultScheme(url, "http").trim();
-  return parseUrl(read);
-}
 
 /** The format names a crawl's `scrapeOptions.formats` asks for (`markdown` when none are given). */
 function formatsOf(body: JsonObject): Set<string> {
@@ -31,7 +22,8 @@ function pageCount(body: JsonObject): number {
 
 /** The documents of the pages a crawl pretends to scrape. */
 function pretendPages(body: JsonObject): JsonObject[] {
-  const start = startUrl(String(body.url ?? ""));
+  // The start URL as the service reads it, and as the contract's url rule on `CrawlRequest.url` judged it: `http://` in front of one without a scheme, then trimmed.
+  const start = parseUrl(withDefaultScheme(String(body.url ?? ""), "http").trim());
   if (!start) return [];
   const count = pageCount(body);
   const below = new URL(start.href);
@@ -43,8 +35,8 @@ function pretendPages(body: JsonObject): JsonObject[] {
   return urls.map((url, index) => {
     const title = index === 0 ? `Start page of ${start.host}` : `Page ${index} of ${start.host}`;
     const document: JsonObject = {};
-    const filled = [...formats].filter((format) => FILLED_FORMATS.has(format));
-    for (const format of filled) {
+    // Other formats the crawl asks for are left out, as the page schema allows.
+    for (const format of formats) {
       if (format === "markdown") document.markdown = `# ${title}\n\nA page the reference server pretends to have scraped from ${url}.`;
       if (format === "html") document.html = `<h1>${title}</h1>`;
       if (format === "rawHtml") document.rawHtml = `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`;

@@ -9,8 +9,6 @@ type CreditUsagePeriod = components["schemas"]["CreditUsagePeriod"];
 /** One credit is worth this many tokens (the service's own conversion). */
 export const TOKENS_PER_CREDIT = 15;
 
-type CancelOutcome = "cancelled" | "not_found" | "already_finished";
-
 /**
  * The web data world in memory: crawl jobs, sessions, monitors and team usage. Crawls of the
  * fixtures are kept for good; crawls started through the API are kept up to `maxCrawls`, the
@@ -44,7 +42,7 @@ export class WebdataStore {
   }
 
   /** Cancels a running crawl. Cancelling twice is harmless; a finished crawl cannot be cancelled. */
-  cancelCrawl(id: string): CancelOutcome {
+  cancelCrawl(id: string): "cancelled" | "not_found" | "already_finished" {
     const crawl = this.seededCrawls.get(id.toLowerCase()) ?? this.startedCrawls.get(id.toLowerCase());
     if (!crawl) return "not_found";
     if (crawl.status === "completed" || crawl.status === "failed") return "already_finished";
@@ -52,7 +50,6 @@ export class WebdataStore {
     return "cancelled";
   }
 
-  /** Sessions, newest first, optionally only those in one state. */
   /** The sessions with that status (as stored, exactly: an unknown one lists none), newest first. */
   listSessions(status?: string): InteractSession[] {
     return this.sessions
