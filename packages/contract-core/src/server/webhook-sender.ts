@@ -1,7 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { randomUUID } from "node:crypto";
-import type { JsonObject } from "../document/pointer.js";
+import { isObject, type JsonObject } from "../document/pointer.js";
 import { signWebhook, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import type { WebhookSubscription } from "../webhooks/subscriptions.js";
 import { parseUrl } from "../wire/urls.js";
@@ -74,10 +74,7 @@ export interface WebhookDelivererOptions {
 /** Headers that frame the message: the sender sets them, a webhook's own `headers` cannot. */
 const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "host", "upgrade", "expect", "te", "trailer", "proxy-connection"]);
 
-const eventOf = (payload: unknown): string | undefined => {
-  const type = (payload as { type?: unknown } | null)?.type;
-  return typeof type === "string" ? type : undefined;
-};
+const eventOf = (payload: unknown) => (isObject(payload) && typeof payload.type === "string" ? payload.type : undefined);
 
 /**
  * Calls sent one after another: each waits for the previous one's end (an answer, a failure or the
@@ -185,9 +182,7 @@ export class WebhookDeliverer {
 
   /** Sends one call on its own, at once; false (and a `dropped` report) when `maxPending` calls are pending. */
   send(call: WebhookCall): boolean {
-    if (!this.reserve([call])) return false;
-    void this.dispatch(call);
-    return true;
+    return this.sequence().push(call);
   }
 
   /** A new sequence: calls that reach their receiver one after another. */

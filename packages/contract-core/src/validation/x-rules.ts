@@ -180,28 +180,23 @@ export function pathRegexProblem(pattern: string): string | undefined {
       classStart = false;
       continue;
     }
-    if (classDepth > 0) {
-      if (c === "]" && !classStart) classDepth--;
-      else if (c === "[") {
-        const ascii = matchesAt(ASCII_CLASS, pattern, i);
-        if (ascii) {
-          i += ascii[0].length;
-          classStart = false;
-          continue;
-        }
-        classDepth++;
-        classStart = true;
-        i += pattern[i + 1] === "^" ? 2 : 1;
-        continue;
-      } else if (c.charCodeAt(0) > 0x7f) return "Unicode not allowed here: a non-ASCII character inside a class";
+    const ascii = classDepth > 0 && c === "[" ? matchesAt(ASCII_CLASS, pattern, i) : null;
+    if (ascii) {
+      i += ascii[0].length;
       classStart = false;
-      i++;
       continue;
     }
     if (c === "[") {
-      classDepth = 1;
+      classDepth++;
       classStart = true;
       i += pattern[i + 1] === "^" ? 2 : 1;
+      continue;
+    }
+    if (classDepth > 0) {
+      if (c === "]" && !classStart) classDepth--;
+      else if (c.charCodeAt(0) > 0x7f) return "Unicode not allowed here: a non-ASCII character inside a class";
+      classStart = false;
+      i++;
       continue;
     }
     if (c === "(") {
