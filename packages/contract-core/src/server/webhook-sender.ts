@@ -87,10 +87,7 @@ export class WebhookSequence {
   private readonly idlers: Array<() => void> = [];
 
   /** @internal Made by {@link WebhookDeliverer.sequence}. */
-  constructor(
-    private readonly deliverer: WebhookDeliverer,
-    private readonly active: Set<WebhookSequence>,
-  ) {}
+  constructor(private readonly deliverer: WebhookDeliverer) {}
 
   /**
    * Queues the calls, all or none: false (and each reported `dropped`) when they do not fit
@@ -122,13 +119,11 @@ export class WebhookSequence {
   private async drain(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    // Only sequences with calls are known to the deliverer, so that finished ones are not kept.
-    this.active.add(this);
+    // Once the deliverer is closed, each call still waiting is dispatched as cancelled.
     for (let next = this.waiting.shift(); next !== undefined; next = this.waiting.shift()) {
       await this.deliverer.dispatch(next);
     }
     this.running = false;
-    this.active.delete(this);
     for (const resolve of this.idlers.splice(0)) resolve();
   }
 }
@@ -146,7 +141,6 @@ export class WebhookDeliverer {
   private pendingCount = 0;
   private closed = false;
   private readonly inFlight = new Set<ClientRequest>();
-  private readonly sequences = new Set<WebhookSequence>();
   private readonly settledWaiters: Array<() => void> = [];
   private readonly counts: Record<DeliveryOutcome, number> = { delivered: 0, refused: 0, failed: 0, "timed-out": 0, dropped: 0, cancelled: 0 };
 
@@ -187,7 +181,7 @@ export class WebhookDeliverer {
 
   /** A new sequence: calls that reach their receiver one after another. */
   sequence(): WebhookSequence {
-    return new WebhookSequence(this, this.sequences);
+    return new WebhookSequence(this);
   }
 
   /** Resolves once no call is pending. */
@@ -199,7 +193,6 @@ export class WebhookDeliverer {
   /** Cancels every waiting call, aborts those in flight, and drops any call sent afterwards. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const sequence of this.sequences) sequence.cancel();
     for (const request of this.inFlight) request.destroy(new Error("the sender closed"));
     await this.settled();
   }

@@ -251,17 +251,15 @@ function rustEscapeProblem(pattern: string, at: number, inClass: boolean): strin
     return matchesAt(WORD_BOUNDARY, pattern, at + 2) ? undefined : "unrecognized word boundary assertion";
   }
   if (letter !== "x" && letter !== "u" && letter !== "U") return undefined;
-  let digits: string;
-  if (pattern[at + 2] === "{") {
-    const end = pattern.indexOf("}", at + 3);
-    if (end === -1) return "unclosed hexadecimal literal";
-    digits = pattern.slice(at + 3, end);
-  } else digits = pattern.slice(at + 2, at + escapeLength(pattern, at));
-  if (!HEX.test(digits) || (pattern[at + 2] !== "{" && digits.length !== HEX_DIGITS[letter])) return "invalid hexadecimal escape";
+  const braced = pattern[at + 2] === "{";
+  const end = at + escapeLength(pattern, at);
+  if (braced && pattern[end - 1] !== "}") return "unclosed hexadecimal literal";
+  const digits = pattern.slice(at + (braced ? 3 : 2), braced ? end - 1 : end);
+  if (!HEX.test(digits) || (!braced && digits.length !== HEX_DIGITS[letter])) return "invalid hexadecimal escape";
   const value = Number.parseInt(digits, 16);
   if (value > 0x10ffff) return "invalid hexadecimal escape";
   // Over bytes, `\xHH` is one byte anywhere; any other escape above ASCII is a character, which a class without Unicode cannot hold.
-  const byte = letter === "x" && pattern[at + 2] !== "{";
+  const byte = letter === "x" && !braced;
   if (inClass && value > (byte ? 0xff : 0x7f)) return "Unicode not allowed here: a non-ASCII character inside a class";
   return undefined;
 }
