@@ -1,12 +1,11 @@
 import { contractOf, getApi, listApis, type ApiName } from "@api-contracts/contract-core";
-import type { FaultsOptions } from "@api-contracts/contract-core/server";
 import { startMockServer, type MockServerOptions, type RunningServer } from "@api-contracts/mock-server";
 import type { Service } from "@api-contracts/reference-server";
 
 export type { RunningServer };
 
-/** `host`, `dynamic`, `seed` and `onWebhookReport` are the mock's; the reference implementation takes `host` and `onWebhookReport`. */
-export interface ApiServerOptions extends Pick<MockServerOptions, "host" | "dynamic" | "seed" | "onWebhookReport"> {
+/** The mock's `host`, `dynamic`, `seed`, `cors`, `faults` and `onWebhookReport`; the reference implementation takes `host` and `onWebhookReport` only. */
+export interface ApiServerOptions extends Pick<MockServerOptions, "host" | "dynamic" | "seed" | "cors" | "faults" | "onWebhookReport"> {
   api: ApiName;
   /** Default: the API's mock port from the registry; `0` picks a free one. */
   port?: number;
@@ -14,10 +13,6 @@ export interface ApiServerOptions extends Pick<MockServerOptions, "host" | "dyna
   stateful?: boolean;
   /** Time allowed for a whole request, body included, in milliseconds; default 5 s (the mock's and the reference implementation's). */
   requestTimeout?: number;
-  /** Mocks only: let web apps of any origin call them from a browser (default `true`); the reference implementation sends no CORS headers. */
-  cors?: boolean;
-  /** Mocks only: latency and faults to inject (rules of contract-core's faults format, a seed, a log). */
-  faults?: FaultsOptions;
   /**
    * Signs the webhook calls made for requests that carry a webhook (web data crawls): the mock's
    * documented examples, or the reference implementation's crawl calls. An API whose requests carry
