@@ -86,8 +86,6 @@ const AUTHORIZATION_SENTENCES: Record<Extract<Problem, { kind: "unauthorized" }>
 /** A received Content-Type as a message names it: quoted, cut at 100 characters. */
 export const contentTypeShown = (contentType: string | null | undefined) => (contentType ? `is '${truncate(contentType, 100)}'` : "is missing");
 
-type Check = ApiFacts["requests"]["checks"][number];
-type BodyRule = ApiFacts["requests"]["bodies"][number];
 
 /** A parameter as a check names it: `header x-api-version` (header names in lower case). */
 const parameterKey = (where: string, name: string) => `${where} ${where === "header" ? name.toLowerCase() : name}`;
@@ -165,7 +163,7 @@ export class RequestDecider {
     const refuse = (refusal: Problem, problems: ContractProblem[], read?: ReadRequest): Decision => ({ operation, problems, refusal, ...(read ? { read } : {}) });
     let body: { value: unknown } | undefined;
 
-    for (const check of this.facts.requests.checks as Check[]) {
+    for (const check of this.facts.requests.checks) {
       if (check === "authorization") {
         if (!this.bearer(walked)) continue;
         const reason = authorizationProblem(headers.authorization, options.acceptsKey ?? (() => true), this.facts.key);
@@ -214,7 +212,7 @@ export class RequestDecider {
     const none = { value: this.facts.requests.empty === "empty-object" ? {} : undefined };
     if (raw === undefined || raw.length === 0) return none;
     const contentType = headers["content-type"] ?? "";
-    const rule = this.facts.requests.bodies.find((candidate: BodyRule) => matchMediaType(contentType, candidate.mediaTypes) !== undefined);
+    const rule = this.facts.requests.bodies.find((candidate) => matchMediaType(contentType, candidate.mediaTypes) !== undefined);
     if (!rule) return none;
     switch (rule.read) {
       case "empty":

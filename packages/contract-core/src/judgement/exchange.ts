@@ -37,7 +37,6 @@ export function summarizeKeptAnswer(answer: AnswerToJudge): string {
   return mediaType && answer.bodyText.trim() !== "" ? `${answer.status} ${mediaType} matches the contract` : `${answer.status} with no body, as documented`;
 }
 
-/** An answer as received. */
 export interface AnswerToJudge {
   status: number;
   /** The `Content-Type` header; undefined or null when there was none. */

@@ -56,7 +56,6 @@ export interface JobToJudge {
   events: JobEvents;
 }
 
-/** What a finding is about. */
 export type JobConcern = "schema" | "signature" | "method" | "id" | "events" | "metadata" | "headers" | "order";
 
 export interface JobFinding {

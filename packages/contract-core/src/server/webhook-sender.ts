@@ -19,7 +19,6 @@ export interface DeliveryLimits {
 /** Firecrawl's own per-call timeout (10 s); a thousand calls pending; 64 KiB of an answer read. */
 export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = { timeoutMs: 10_000, maxPending: 1_000, maxAnswerBytes: 64 * 1024 };
 
-/** One call to a receiver. */
 export interface WebhookCall {
   /** The receiver's URL; white space at both ends is ignored, as the contract's `url` rule reads it. */
   url: string;

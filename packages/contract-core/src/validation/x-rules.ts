@@ -81,7 +81,6 @@ export function withDefaultScheme(url: string, scheme: string): string {
   return /^[^.:]+:\/\//.test(url) ? url : `${scheme}://${url}`;
 }
 
-/** Whether a URL rule accepts a string. */
 export function acceptsUrl(rule: UrlRule, input: string): boolean {
   let value = input;
   if (rule.defaultScheme !== undefined) value = withDefaultScheme(value, rule.defaultScheme);
