@@ -1,10 +1,6 @@
 /**
- * What the contract says, apart from how servers behave: the wire's rules, the validators, the
- * operation and webhook walkers, JSON pointers, the x-rules, the decision on a request, the
- * judgement of an exchange and each API's wording of a refusal. This entry imports no Node built-in,
- * so a browser (the docs console) decides and judges with the same code as the servers, the kit and
- * the proxy. The package's main entry re-exports it beside the registry and the file formats; how
- * servers behave is the `./server` entry's.
+ * What the contract says, apart from how servers behave (the `./server` entry's). It imports no Node
+ * built-in, so a browser (the docs console) decides and judges with the same code as the servers.
  */
 export * from "./wire/index.js";
 export {

@@ -1,34 +1,24 @@
 import { contractOf, getApi, listApis, type ApiName } from "@api-contracts/contract-core";
-import type { DeliveryReport, FaultsOptions } from "@api-contracts/contract-core/server";
-import { startMockServer, type RunningServer } from "@api-contracts/mock-server";
+import { startMockServer, type MockServerOptions, type RunningServer } from "@api-contracts/mock-server";
 import type { Service } from "@api-contracts/reference-server";
 
 export type { RunningServer };
 
-export interface ApiServerOptions {
+/** The mock's `host`, `dynamic`, `seed`, `cors`, `faults` and `onWebhookReport`; the reference implementation takes `host` and `onWebhookReport` only. */
+export interface ApiServerOptions extends Pick<MockServerOptions, "host" | "dynamic" | "seed" | "cors" | "faults" | "onWebhookReport"> {
   api: ApiName;
-  host?: string;
   /** Default: the API's mock port from the registry; `0` picks a free one. */
   port?: number;
   /** Serve the stateful reference implementation instead of the documented examples. */
   stateful?: boolean;
-  /** With examples: generate bodies from the schemas instead. */
-  dynamic?: boolean;
-  seed?: number | string;
   /** Time allowed for a whole request, body included, in milliseconds; default 5 s (the mock's and the reference implementation's). */
   requestTimeout?: number;
-  /** Mocks only: let web apps of any origin call them from a browser (default `true`); the reference implementation sends no CORS headers. */
-  cors?: boolean;
-  /** Mocks only: latency and faults to inject (rules of contract-core's faults format, a seed, a log). */
-  faults?: FaultsOptions;
   /**
    * Signs the webhook calls made for requests that carry a webhook (web data crawls): the mock's
    * documented examples, or the reference implementation's crawl calls. An API whose requests carry
    * none makes no call and does not read it.
    */
   webhookSecret?: string;
-  /** Told of every webhook call's end. */
-  onWebhookReport?: (report: DeliveryReport) => void;
 }
 
 /** Whether any request of the API starts a job with a webhook (its calls are then signed with the secret). */
@@ -42,30 +32,17 @@ function callsWebhooks(api: ApiName): boolean {
  * The reference implementation (and the docs, for the whole stack) are loaded only when asked for:
  * `api-mock` without `--stateful` never pays for their imports.
  */
-export async function startApiServer(options: ApiServerOptions): Promise<RunningServer> {
+export async function startApiServer({ api, stateful, webhookSecret, ...options }: ApiServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
-  const port = options.port ?? getApi(options.api).mockPort;
-  const webhooks = {
-    ...(options.webhookSecret !== undefined && callsWebhooks(options.api) ? { webhookSecret: options.webhookSecret } : {}),
-    ...(options.onWebhookReport ? { onWebhookReport: options.onWebhookReport } : {}),
-  };
-  if (options.stateful) {
+  const port = options.port ?? getApi(api).mockPort;
+  const secret = webhookSecret !== undefined && callsWebhooks(api) ? { webhookSecret } : {};
+  if (stateful) {
     if (options.faults) throw new TypeError("faults are injected by the mocks, not by the stateful reference implementation");
     const limits = options.requestTimeout !== undefined ? { limits: { requestTimeoutMs: options.requestTimeout } } : {};
     const { startReferenceServer } = await import("@api-contracts/reference-server");
-    return startReferenceServer({ service: options.api as Service, host, port, ...limits, ...webhooks });
+    return startReferenceServer({ service: api as Service, host, port, ...limits, ...secret, ...(options.onWebhookReport ? { onWebhookReport: options.onWebhookReport } : {}) });
   }
-  return startMockServer({
-    service: options.api,
-    host,
-    port,
-    dynamic: options.dynamic ?? false,
-    ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    ...(options.faults ? { faults: options.faults } : {}),
-    ...(options.requestTimeout !== undefined ? { requestTimeout: options.requestTimeout } : {}),
-    ...(options.cors !== undefined ? { cors: options.cors } : {}),
-    ...webhooks,
-  });
+  return startMockServer({ ...options, service: api, host, port, ...secret });
 }
 
 export interface LocalStackOptions {

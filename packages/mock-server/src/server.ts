@@ -58,9 +58,7 @@ export interface MockServerOptions {
   /**
    * Folder where Prism's answers from the examples are kept per description, so that the next start
    * answers without loading Prism; `false` keeps none. Default: `API_MOCK_CACHE_DIR`, else
-   * `api-contracts-mock-<uid>` in the system's temporary folder; a folder other users can write to is
-   * not used. A changed description, Prism or mock
-   * never reads another's answers.
+   * `api-contracts-mock-<uid>` in the system's temporary folder (never one other users can write to).
    */
   cacheDir?: string | false;
 }
@@ -183,9 +181,10 @@ function createCors(api: ApiDescription) {
   };
 }
 
-/** Builds the request handler of one API's mock. */
-async function createMockHandler(options: MockServerOptions, requestTimeout: number) {
-  const api = await loadApi(options.service, { prism: options.dynamic === true, ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) });
+/** Serves one API's mock on `host:port` until `close()`. */
+export async function startMockServer(options: MockServerOptions): Promise<RunningServer> {
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+  const api = await loadApi(options.service, { prism: options.dynamic === true, cacheDir: options.cacheDir });
   const { contract } = api;
   const limit = options.bodyLimit ?? contract.api.limits.bodyBytes;
   const base: MockConfig = {
@@ -226,7 +225,7 @@ async function createMockHandler(options: MockServerOptions, requestTimeout: num
     if (output.statusCode >= 200 && output.statusCode < 300) webhooks.deliver(operation, body, output.body);
   };
 
-  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (cors) {
       cors.allow(res);
       if (cors.preflight(req, res)) return;
@@ -264,20 +263,6 @@ async function createMockHandler(options: MockServerOptions, requestTimeout: num
       reply(res, contract.reply({ kind: "internal" }));
     }
   };
-  return {
-    handle,
-    contract,
-    close: () => {
-      api.answers.flush();
-      return webhooks.close();
-    },
-  };
-}
-
-/** Serves one API's mock on `host:port` until `close()`. */
-export async function startMockServer(options: MockServerOptions): Promise<RunningServer> {
-  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
-  const { handle, contract, close: closeWebhooks } = await createMockHandler(options, requestTimeout);
   const server = createEdgeServer(
     { requestTimeoutMs: requestTimeout, headersTimeoutMs: options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, linger: options.linger },
     (req, res) => void handle(req, res),
@@ -291,7 +276,8 @@ export async function startMockServer(options: MockServerOptions): Promise<Runni
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       });
-      await closeWebhooks();
+      api.answers.flush();
+      await webhooks.close();
     },
   };
 }

@@ -18,13 +18,6 @@ export interface ApiDescription {
   answers: AnswerCache;
 }
 
-export interface LoadApiOptions {
-  /** Folder of the answers kept between starts; `false` keeps none. Default {@link defaultCacheDir}. */
-  cacheDir?: string | false;
-  /** Load Prism and its model now (generated bodies need it for every answer) rather than on the first answer not kept. */
-  prism?: boolean;
-}
-
 /** The key of an operation among Prism's: its method in upper case and its path template. */
 export const operationKey = (operation: { method: string; path: string }) => `${operation.method.toUpperCase()} ${operation.path}`;
 
@@ -46,9 +39,11 @@ function prismModel(contract: ApiContract): Promise<Map<string, PrismOperation>>
 
 /**
  * An API's contract and its operations prepared for Prism. With answers kept from an earlier start
- * of the same description, Prism is not loaded until an answer that is not kept is asked for.
+ * of the same description (in `cacheDir`, default {@link defaultCacheDir}; `false` keeps none),
+ * Prism is not loaded until an answer that is not kept is asked for, or with `prism` (generated
+ * bodies need it for every answer).
  */
-export async function loadApi(service: Service, options: LoadApiOptions = {}): Promise<ApiDescription> {
+export async function loadApi(service: Service, options: { cacheDir?: string | false; prism?: boolean } = {}): Promise<ApiDescription> {
   const contract = contractOf(service);
   const dir = options.cacheDir === false ? undefined : (options.cacheDir ?? defaultCacheDir());
   const answers = new AnswerCache(service, contract.validators.document, dir);

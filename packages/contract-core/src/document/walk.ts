@@ -157,13 +157,11 @@ function walkOperation(document: JsonObject, pathItemPointer: string, method: st
 }
 
 /**
- * One webhook of a description: the call the service makes to a receiver when `event` happens.
- * `path` holds the event too (a webhook has no path), and `method` is the call's (`POST`).
+ * One webhook of a description: the call the service makes to a receiver when `event` (its key under
+ * `webhooks`, also the payload's `type`: `crawl.page`) happens. `path` holds the event too (a webhook
+ * has no path), and `method` is the call's (`POST`).
  */
-export interface WalkedWebhook extends WalkedOperation {
-  /** The key under `webhooks`, which is also the payload's `type`: `crawl.page`. */
-  event: string;
-}
+export type WalkedWebhook = WalkedOperation & { event: string };
 
 /** The operations of a map of path items (`paths`, or `webhooks` keyed by event), in the order written. */
 function walkPathItems(document: JsonObject, member: "paths" | "webhooks", methods: readonly string[]): WalkedOperation[] {

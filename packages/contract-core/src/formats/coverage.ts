@@ -72,7 +72,6 @@ export class CoverageRecorder {
   constructor(
     /** The registered API's name, as the report states it. */
     readonly api: string,
-    /** Its bundled description. */
     document: JsonObject,
   ) {
     for (const op of walkOperations(document)) {

@@ -2,11 +2,11 @@
 // --faults`) both take: one JSON Schema (schema/faults.schema.json), one parser, and the checks a
 // schema cannot make (operations that exist, statuses they document), each naming its rule.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import type { FaultRule, Faults, Latency } from "../generated/faults.js";
+import type { FaultRule, Faults } from "../generated/faults.js";
 import { documentedAnswer } from "../judgement/answers.js";
 import { contractOf, type ApiName } from "../registry/registry.js";
 import type { OpenApiValidators } from "../validation/validators.js";
-import { MAX_LATENCY_MS, type FaultName } from "../wire/prefer.js";
+import { MAX_LATENCY_MS } from "../wire/prefer.js";
 import { fieldMessage } from "../wording/wording.js";
 import { listProblems, readJsonFile, shippedSchema } from "./files.js";
 
@@ -21,7 +21,7 @@ export class FaultsError extends Error {
 export const FAULTS_FILE_LIMIT = 256 * 1024;
 
 /** A rule as the injectors read it: defaults filled in, its name and position known. */
-export interface CheckedFaultRule {
+export interface CheckedFaultRule extends Pick<FaultRule, "latency" | "fault" | "status" | "retryAfter"> {
   /** `name`, or `rule <n>` counting from 1. */
   name: string;
   /** Position in the file, from 1. */
@@ -29,10 +29,6 @@ export interface CheckedFaultRule {
   /** The operationIds it applies to; undefined for every operation. */
   operations: string[] | undefined;
   probability: number;
-  latency: Latency | undefined;
-  fault: FaultName | undefined;
-  status: number | undefined;
-  retryAfter: number | undefined;
 }
 
 let validate: ValidateFunction | undefined;

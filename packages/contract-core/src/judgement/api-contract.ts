@@ -19,10 +19,7 @@ export type ApiEntry = ApiFacts & { name: string; title: string };
 export type OperationKey = Pick<OperationInfo, "method" | "path">;
 
 /** An answer a target gave, as far as a state refusal is recognised by it. */
-export interface GivenAnswer {
-  status: number;
-  body: unknown;
-}
+export type GivenAnswer = ErrorReply;
 
 export class ApiContract {
   readonly validators: OpenApiValidators;

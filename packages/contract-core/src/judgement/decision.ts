@@ -4,7 +4,7 @@
 // the kit, the docs console and conformance all ask this, so that one request gets one verdict.
 // Browser-safe: no Node built-in.
 import { readForm } from "#form";
-import { escapePointer, follow, isObject, resolvePointer, type JsonObject } from "../document/pointer.js";
+import { cached, escapePointer, follow, isObject, resolvePointer, type JsonObject } from "../document/pointer.js";
 import { HTTP_METHODS, type WalkedOperation } from "../document/walk.js";
 import type { ApiFacts } from "../generated/api-facts.js";
 import { fieldErrors, MISSING_BODY, type FieldError, type OpenApiValidators, type OperationInfo } from "../validation/validators.js";
@@ -83,14 +83,21 @@ const AUTHORIZATION_SENTENCES: Record<Extract<Problem, { kind: "unauthorized" }>
   "unknown-key": "carries a key the server does not know",
 };
 
-/** Longest content type quoted in a message. */
-const QUOTED_LIMIT = 100;
+/** A received Content-Type as a message names it: quoted, cut at 100 characters. */
+export const contentTypeShown = (contentType: string | null | undefined) => (contentType ? `is '${truncate(contentType, 100)}'` : "is missing");
 
-type Check = ApiFacts["requests"]["checks"][number];
-type BodyRule = ApiFacts["requests"]["bodies"][number];
 
 /** A parameter as a check names it: `header x-api-version` (header names in lower case). */
 const parameterKey = (where: string, name: string) => `${where} ${where === "header" ? name.toLowerCase() : name}`;
+const keyOf = (error: FieldError) => parameterKey(error.in, String(error.path[0] ?? ""));
+
+/** The value a request gave the parameter at fault, for a refusal that quotes it. */
+function valueOf(error: FieldError, sources: Record<string, Record<string, unknown>>): string | undefined {
+  const source = sources[error.in] ?? {};
+  const name = String(error.path[0] ?? "");
+  const value = Object.hasOwn(source, name) ? source[name] : undefined;
+  return value === undefined ? undefined : Array.isArray(value) ? value.join(",") : String(value);
+}
 
 /**
  * Whether the facts of an API hold together: every refusal a check or a body rule needs is worded,
@@ -152,10 +159,11 @@ export class RequestDecider {
     const headers = normalizeHeaders(request.headers);
     const parameters = validators.readParameters({ path, query: queryOf(request.target), headers });
     const claimed = new Set<string>();
+    const reading = (value: unknown): ReadRequest => ({ path: parameters.path, query: parameters.query, headers: { ...headers, ...parameters.headers }, body: value });
     const refuse = (refusal: Problem, problems: ContractProblem[], read?: ReadRequest): Decision => ({ operation, problems, refusal, ...(read ? { read } : {}) });
     let body: { value: unknown } | undefined;
 
-    for (const check of this.facts.requests.checks as Check[]) {
+    for (const check of this.facts.requests.checks) {
       if (check === "authorization") {
         if (!this.bearer(walked)) continue;
         const reason = authorizationProblem(headers.authorization, options.acceptsKey ?? (() => true), this.facts.key);
@@ -166,25 +174,20 @@ export class RequestDecider {
         body = read;
       } else if (check === "parameters" || typeof check === "object") {
         const named = typeof check === "object" ? new Set(check.parameters.map((key) => parameterKey(...(key.split(" ", 2) as [string, string])))) : undefined;
-        const errors = parameters.errors.filter((error) => {
-          const key = parameterKey(error.in, String(error.path[0] ?? ""));
-          if (claimed.has(key) || (named && !named.has(key))) return false;
-          return true;
-        });
-        for (const error of errors) claimed.add(parameterKey(error.in, String(error.path[0] ?? "")));
-        if (named) for (const key of named) claimed.add(key);
+        const errors = parameters.errors.filter((error) => !claimed.has(keyOf(error)) && (!named || named.has(keyOf(error))));
+        for (const key of [...errors.map(keyOf), ...(named ?? [])]) claimed.add(key);
         if (errors.length > 0) {
-          const value = typeof check === "object" ? this.valueOf(errors[0]!, path, request.target, headers, operation) : undefined;
+          const value = typeof check === "object" ? valueOf(errors[0]!, { path: parameters.path, query: queryOf(request.target), header: headers }) : undefined;
           const refusal: Problem = { kind: "invalid", errors, ...(typeof check === "object" ? { refusal: check.refusal } : {}), ...(value !== undefined ? { value } : {}) };
-          return refuse(refusal, problemsOf(errors), body && this.reading(parameters, headers, body.value));
+          return refuse(refusal, problemsOf(errors), body && reading(body.value));
         }
       } else if (check === "schema") {
         const value = body?.value;
         const errors = !validators.body ? [] : value === undefined ? (validators.bodyRequired ? [MISSING_BODY] : []) : validators.body(value) ? [] : fieldErrors(validators.body.errors, "body");
-        if (errors.length > 0) return refuse({ kind: "invalid", errors }, problemsOf(errors), this.reading(parameters, headers, value));
+        if (errors.length > 0) return refuse({ kind: "invalid", errors }, problemsOf(errors), reading(value));
       }
     }
-    return { operation, problems: [], read: this.reading(parameters, headers, body?.value) };
+    return { operation, problems: [], read: reading(body?.value) };
   }
 
   /** The refusal of a request no operation serves; the methods that are served at its path are named. */
@@ -196,9 +199,7 @@ export class RequestDecider {
   }
 
   private bearer(walked: WalkedOperation): boolean {
-    let asks = this.requiresBearer.get(walked.pointer);
-    if (asks === undefined) this.requiresBearer.set(walked.pointer, (asks = requiresBearer(this.validators.document, walked)));
-    return asks;
+    return cached(this.requiresBearer, walked.pointer, () => requiresBearer(this.validators.document, walked));
   }
 
   /**
@@ -211,15 +212,14 @@ export class RequestDecider {
     const none = { value: this.facts.requests.empty === "empty-object" ? {} : undefined };
     if (raw === undefined || raw.length === 0) return none;
     const contentType = headers["content-type"] ?? "";
-    const rule = this.facts.requests.bodies.find((candidate: BodyRule) => matchMediaType(contentType, candidate.mediaTypes) !== undefined);
+    const rule = this.facts.requests.bodies.find((candidate) => matchMediaType(contentType, candidate.mediaTypes) !== undefined);
     if (!rule) return none;
     switch (rule.read) {
       case "empty":
         return { value: {} };
       case "refuse": {
         const documented = walked.requestBody.media.map((media) => media.mediaType);
-        const shown = contentType ? `is '${truncate(contentType, QUOTED_LIMIT)}'` : "is missing";
-        const problems = [{ in: "header" as const, pointer: "/content-type", keyword: "media-type", message: `${shown}, which the request body does not take; documented: ${documented.join(", ")}` }];
+        const problems = [{ in: "header" as const, pointer: "/content-type", keyword: "media-type", message: `${contentTypeShown(contentType)}, which the request body does not take; documented: ${documented.join(", ")}` }];
         return { refusal: { kind: "unsupported-media-type", received: contentType || "(none)", supported: documented }, problems };
       }
       case "form":
@@ -234,15 +234,4 @@ export class RequestDecider {
     }
   }
 
-  /** The value a request gave the parameter at fault, for a refusal that quotes it. */
-  private valueOf(error: FieldError, path: string, target: string, headers: Record<string, string>, operation: OperationInfo): string | undefined {
-    const name = String(error.path[0] ?? "");
-    const source: Record<string, unknown> = error.in === "header" ? headers : error.in === "query" ? queryOf(target) : (this.validators.request(operation.method, operation.path).readParameters({ path, query: {}, headers: {} }).path ?? {});
-    const value = Object.hasOwn(source, name) ? source[name] : undefined;
-    return value === undefined ? undefined : Array.isArray(value) ? value.join(",") : String(value);
-  }
-
-  private reading(parameters: { path: Record<string, unknown>; query: Record<string, unknown>; headers: Record<string, unknown> }, headers: Record<string, string>, body: unknown): ReadRequest {
-    return { path: parameters.path, query: parameters.query, headers: { ...headers, ...parameters.headers }, body };
-  }
 }

@@ -6,13 +6,10 @@
 import type { WalkedOperation } from "../document/walk.js";
 import { fieldErrors, type OpenApiValidators, type OperationInfo } from "../validation/validators.js";
 import { isJsonMediaType, matchMediaType, mediaTypeOf } from "../wire/media-types.js";
-import { truncate } from "../wording/wording.js";
-import { problemsOf, type ContractProblem, type Decision, type DecideOptions, type IncomingRequest, type RequestDecider } from "./decision.js";
+import { contentTypeShown, problemsOf, type ContractProblem, type Decision, type DecideOptions, type IncomingRequest, type RequestDecider } from "./decision.js";
 
 /** Problems named in one summary line; the rest are counted. */
 const SUMMARY_SHOWN = 3;
-/** Longest content type quoted in a message. */
-const QUOTED_LIMIT = 100;
 
 /** One problem on one line: `body/customer_id is required`, `status 418 is not documented for checkAccess; …`. */
 export function describeProblem(problem: ContractProblem): string {
@@ -40,7 +37,6 @@ export function summarizeKeptAnswer(answer: AnswerToJudge): string {
   return mediaType && answer.bodyText.trim() !== "" ? `${answer.status} ${mediaType} matches the contract` : `${answer.status} with no body, as documented`;
 }
 
-/** An answer as received. */
 export interface AnswerToJudge {
   status: number;
   /** The `Content-Type` header; undefined or null when there was none. */
@@ -66,8 +62,6 @@ export interface AnswerJudgement {
   problems: ContractProblem[];
   body?: unknown;
 }
-
-const quoted = (contentType: string | undefined | null) => (contentType ? `'${truncate(contentType, QUOTED_LIMIT)}'` : undefined);
 
 /** Judges exchanges of one API: requests by the API's decision, answers against its description. */
 export class ExchangeJudge {
@@ -101,7 +95,7 @@ export class ExchangeJudge {
     if (mediaTypes.length === 0) return { status, body: "empty", problems: [] };
     const mediaType = contentType ? matchMediaType(contentType, mediaTypes) : undefined;
     if (mediaType === undefined) {
-      const message = `${contentType ? `is ${quoted(contentType)}` : "is missing"}, which a ${status} answer to ${operation.operationId} does not take; documented: ${mediaTypes.join(", ")}`;
+      const message = `${contentTypeShown(contentType)}, which a ${status} answer to ${operation.operationId} does not take; documented: ${mediaTypes.join(", ")}`;
       return { status, body: "none", problems: [{ in: "header", pointer: "/content-type", keyword: "media-type", message }] };
     }
     if (!isJsonMediaType(mediaType.toLowerCase())) return { status, body: "none", problems: [] };

@@ -5,7 +5,7 @@
 import { isObject } from "../document/pointer.js";
 import type { ApiFacts } from "../generated/api-facts.js";
 import { walkWebhooks } from "../document/walk.js";
-import type { OpenApiValidators } from "../validation/validators.js";
+import type { Delivery, OpenApiValidators } from "../validation/validators.js";
 import type { HeaderValues } from "../wire/headers.js";
 import { DELIVERY_ORDER_GRACE_MS, subscribesTo, subscriptionMismatches, takesWebhook, type WebhookSubscription } from "../webhooks/subscriptions.js";
 import { problemsOf, type ContractProblem } from "./decision.js";
@@ -40,14 +40,11 @@ export function jobEventsOf(validators: OpenApiValidators, operationId: string, 
 }
 
 /** One call as its receiver got it. */
-export interface JobCall {
+export interface JobCall extends Delivery {
   /** When it arrived, in milliseconds on any clock; without it, order is judged by position alone. */
   at?: number;
   /** Upper case; a call without one is taken for a POST. */
   method?: string;
-  headers: HeaderValues;
-  /** The body exactly as received: the signature is computed over these bytes. */
-  body: string | Uint8Array;
 }
 
 /** A job started with a webhook. */
@@ -59,7 +56,6 @@ export interface JobToJudge {
   events: JobEvents;
 }
 
-/** What a finding is about. */
 export type JobConcern = "schema" | "signature" | "method" | "id" | "events" | "metadata" | "headers" | "order";
 
 export interface JobFinding {
@@ -90,8 +86,6 @@ export interface JobJudgeOptions {
    */
   everyEvent?: boolean;
 }
-
-const orderProblem = (message: string): ContractProblem => ({ in: "body", pointer: "/type", keyword: "webhook-order", message });
 
 /**
  * What a call breaks against what its job's webhook asked, given its parsed payload: its id, its
@@ -142,7 +136,7 @@ export function orderFindings(job: JobToJudge, calls: ReadonlyArray<{ at?: numbe
   const { first, last, events } = job.events;
   const graceMs = options.graceMs ?? DELIVERY_ORDER_GRACE_MS;
   const asked = (event: string) => subscribesTo(job.subscription, event);
-  const add = (message: string, call?: number, severity: JobFinding["severity"] = "failure") => findings.push({ concern: "order", severity, ...(call === undefined ? {} : { call }), problem: orderProblem(message) });
+  const add = (message: string, call?: number, severity: JobFinding["severity"] = "failure") => findings.push({ concern: "order", severity, ...(call === undefined ? {} : { call }), problem: { in: "body", pointer: "/type", keyword: "webhook-order", message } });
   const indexesOf = (event: string) => types.flatMap((type, index) => (type === event ? [index] : []));
   const firsts = indexesOf(first);
   const lasts = indexesOf(last);

@@ -1,9 +1,4 @@
-/**
- * How servers behave, apart from what the contract says: the HTTP edge of the mock, the reference
- * server and the contract proxy, the faults they inject and how, the sender of webhook calls, and
- * when a command stops (a signal, or the end of the npm process that launched it). Node only.
- * What the contract says (the main entry and `./contract`) imports nothing from here.
- */
+// How servers behave, apart from what the contract says (which imports nothing from here); Node only.
 // Every export of these modules is public: what is internal to them is not exported.
 export * from "./http-edge.js";
 export * from "./bodies.js";

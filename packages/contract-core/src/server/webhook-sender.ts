@@ -1,7 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { randomUUID } from "node:crypto";
-import type { JsonObject } from "../document/pointer.js";
+import { isObject, type JsonObject } from "../document/pointer.js";
 import { signWebhook, type WebhookSignatureScheme } from "../webhooks/signature.js";
 import type { WebhookSubscription } from "../webhooks/subscriptions.js";
 import { parseUrl } from "../wire/urls.js";
@@ -19,7 +19,6 @@ export interface DeliveryLimits {
 /** Firecrawl's own per-call timeout (10 s); a thousand calls pending; 64 KiB of an answer read. */
 export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = { timeoutMs: 10_000, maxPending: 1_000, maxAnswerBytes: 64 * 1024 };
 
-/** One call to a receiver. */
 export interface WebhookCall {
   /** The receiver's URL; white space at both ends is ignored, as the contract's `url` rule reads it. */
   url: string;
@@ -74,10 +73,7 @@ export interface WebhookDelivererOptions {
 /** Headers that frame the message: the sender sets them, a webhook's own `headers` cannot. */
 const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "host", "upgrade", "expect", "te", "trailer", "proxy-connection"]);
 
-const eventOf = (payload: unknown): string | undefined => {
-  const type = (payload as { type?: unknown } | null)?.type;
-  return typeof type === "string" ? type : undefined;
-};
+const eventOf = (payload: unknown) => (isObject(payload) && typeof payload.type === "string" ? payload.type : undefined);
 
 /**
  * Calls sent one after another: each waits for the previous one's end (an answer, a failure or the
@@ -90,10 +86,7 @@ export class WebhookSequence {
   private readonly idlers: Array<() => void> = [];
 
   /** @internal Made by {@link WebhookDeliverer.sequence}. */
-  constructor(
-    private readonly deliverer: WebhookDeliverer,
-    private readonly active: Set<WebhookSequence>,
-  ) {}
+  constructor(private readonly deliverer: WebhookDeliverer) {}
 
   /**
    * Queues the calls, all or none: false (and each reported `dropped`) when they do not fit
@@ -125,13 +118,11 @@ export class WebhookSequence {
   private async drain(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    // Only sequences with calls are known to the deliverer, so that finished ones are not kept.
-    this.active.add(this);
+    // Once the deliverer is closed, each call still waiting is dispatched as cancelled.
     for (let next = this.waiting.shift(); next !== undefined; next = this.waiting.shift()) {
       await this.deliverer.dispatch(next);
     }
     this.running = false;
-    this.active.delete(this);
     for (const resolve of this.idlers.splice(0)) resolve();
   }
 }
@@ -149,7 +140,6 @@ export class WebhookDeliverer {
   private pendingCount = 0;
   private closed = false;
   private readonly inFlight = new Set<ClientRequest>();
-  private readonly sequences = new Set<WebhookSequence>();
   private readonly settledWaiters: Array<() => void> = [];
   private readonly counts: Record<DeliveryOutcome, number> = { delivered: 0, refused: 0, failed: 0, "timed-out": 0, dropped: 0, cancelled: 0 };
 
@@ -185,14 +175,12 @@ export class WebhookDeliverer {
 
   /** Sends one call on its own, at once; false (and a `dropped` report) when `maxPending` calls are pending. */
   send(call: WebhookCall): boolean {
-    if (!this.reserve([call])) return false;
-    void this.dispatch(call);
-    return true;
+    return this.sequence().push(call);
   }
 
   /** A new sequence: calls that reach their receiver one after another. */
   sequence(): WebhookSequence {
-    return new WebhookSequence(this, this.sequences);
+    return new WebhookSequence(this);
   }
 
   /** Resolves once no call is pending. */
@@ -204,7 +192,6 @@ export class WebhookDeliverer {
   /** Cancels every waiting call, aborts those in flight, and drops any call sent afterwards. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const sequence of this.sequences) sequence.cancel();
     for (const request of this.inFlight) request.destroy(new Error("the sender closed"));
     await this.settled();
   }

@@ -92,10 +92,8 @@ export interface DocumentedResponse {
   content: JsonObject;
 }
 
-export interface WebhookInfo extends OperationInfo {
-  /** The key under `webhooks`, also the payload's `type`. `path` holds it too. */
-  event: string;
-}
+/** A webhook as an operation: `event` is its key under `webhooks` (the payload's `type`), which `path` holds too. */
+export type WebhookInfo = OperationInfo & { event: string };
 
 /** The payload and header validators of one webhook, as {@link RequestValidators} are a request's. */
 export type WebhookValidators = RequestValidators & { event: string };

@@ -81,7 +81,6 @@ export function withDefaultScheme(url: string, scheme: string): string {
   return /^[^.:]+:\/\//.test(url) ? url : `${scheme}://${url}`;
 }
 
-/** Whether a URL rule accepts a string. */
 export function acceptsUrl(rule: UrlRule, input: string): boolean {
   let value = input;
   if (rule.defaultScheme !== undefined) value = withDefaultScheme(value, rule.defaultScheme);
@@ -180,28 +179,23 @@ export function pathRegexProblem(pattern: string): string | undefined {
       classStart = false;
       continue;
     }
-    if (classDepth > 0) {
-      if (c === "]" && !classStart) classDepth--;
-      else if (c === "[") {
-        const ascii = matchesAt(ASCII_CLASS, pattern, i);
-        if (ascii) {
-          i += ascii[0].length;
-          classStart = false;
-          continue;
-        }
-        classDepth++;
-        classStart = true;
-        i += pattern[i + 1] === "^" ? 2 : 1;
-        continue;
-      } else if (c.charCodeAt(0) > 0x7f) return "Unicode not allowed here: a non-ASCII character inside a class";
+    const ascii = classDepth > 0 && c === "[" ? matchesAt(ASCII_CLASS, pattern, i) : null;
+    if (ascii) {
+      i += ascii[0].length;
       classStart = false;
-      i++;
       continue;
     }
     if (c === "[") {
-      classDepth = 1;
+      classDepth++;
       classStart = true;
       i += pattern[i + 1] === "^" ? 2 : 1;
+      continue;
+    }
+    if (classDepth > 0) {
+      if (c === "]" && !classStart) classDepth--;
+      else if (c.charCodeAt(0) > 0x7f) return "Unicode not allowed here: a non-ASCII character inside a class";
+      classStart = false;
+      i++;
       continue;
     }
     if (c === "(") {
@@ -256,17 +250,15 @@ function rustEscapeProblem(pattern: string, at: number, inClass: boolean): strin
     return matchesAt(WORD_BOUNDARY, pattern, at + 2) ? undefined : "unrecognized word boundary assertion";
   }
   if (letter !== "x" && letter !== "u" && letter !== "U") return undefined;
-  let digits: string;
-  if (pattern[at + 2] === "{") {
-    const end = pattern.indexOf("}", at + 3);
-    if (end === -1) return "unclosed hexadecimal literal";
-    digits = pattern.slice(at + 3, end);
-  } else digits = pattern.slice(at + 2, at + escapeLength(pattern, at));
-  if (!HEX.test(digits) || (pattern[at + 2] !== "{" && digits.length !== HEX_DIGITS[letter])) return "invalid hexadecimal escape";
+  const braced = pattern[at + 2] === "{";
+  const end = at + escapeLength(pattern, at);
+  if (braced && pattern[end - 1] !== "}") return "unclosed hexadecimal literal";
+  const digits = pattern.slice(at + (braced ? 3 : 2), braced ? end - 1 : end);
+  if (!HEX.test(digits) || (!braced && digits.length !== HEX_DIGITS[letter])) return "invalid hexadecimal escape";
   const value = Number.parseInt(digits, 16);
   if (value > 0x10ffff) return "invalid hexadecimal escape";
   // Over bytes, `\xHH` is one byte anywhere; any other escape above ASCII is a character, which a class without Unicode cannot hold.
-  const byte = letter === "x" && pattern[at + 2] !== "{";
+  const byte = letter === "x" && !braced;
   if (inClass && value > (byte ? 0xff : 0x7f)) return "Unicode not allowed here: a non-ASCII character inside a class";
   return undefined;
 }

@@ -60,7 +60,6 @@ export function endSlowly(res: ServerResponse, body: Buffer, deadlineMs: number)
   next();
 }
 
-/** Sends an injected error answer. */
 export function sendInjected(res: ServerResponse, answer: InjectedAnswer): void {
   res.writeHead(answer.status, { ...answer.headers, "content-length": String(answer.body.length) });
   res.end(answer.body);

@@ -90,12 +90,6 @@ export interface FaultInjectorOptions {
   seed: number | string;
 }
 
-interface ArmedRule {
-  rule: CheckedFaultRule;
-  /** The error answer the rule gives in place of the operation's, when it has a status. */
-  answer: InjectedAnswer | undefined;
-}
-
 /**
  * The faults of one server: decides, request by request, which rule fires. Rules naming operations
  * of another API are left out (one file serves every API of a run); a rule whose status an operation
@@ -103,15 +97,16 @@ interface ArmedRule {
  */
 export class FaultInjector {
   private readonly random: () => number;
-  private readonly byOperation = new Map<string, ArmedRule[]>();
+  /** Each operation's rules, with the error answer a rule with a status gives in place of the operation's. */
+  private readonly byOperation = new Map<string, Array<{ rule: CheckedFaultRule; answer?: InjectedAnswer }>>();
 
   constructor(rules: readonly CheckedFaultRule[], options: FaultInjectorOptions) {
     this.random = seededRandom(`${options.seed}:${options.service}`);
     for (const { operationId } of options.validators.listOperations()) {
       const armed = rules
         .filter((rule) => rule.operations === undefined || rule.operations.includes(operationId))
-        .map((rule): ArmedRule => {
-          if (rule.status === undefined) return { rule, answer: undefined };
+        .map((rule) => {
+          if (rule.status === undefined) return { rule };
           const answer = documentedAnswer(options.validators, operationId, rule.status);
           if (!answer) throw new FaultsError(`${rule.name}: ${operationId} documents no ${rule.status} answer (with an example) to inject`);
           return { rule, answer: rule.retryAfter === undefined ? answer : { ...answer, headers: { ...answer.headers, "retry-after": String(rule.retryAfter) } } };
