@@ -576,7 +576,14 @@ export async function startDocsServer({
   }
 
   const server = createEdgeServer(
-    { requestTimeoutMs: requestTimeout, headersTimeoutMs: headersTimeout, keepAliveTimeoutMs: limits.keepAliveTimeout, idleTimeoutMs: idleTimeout },
+    {
+      requestTimeoutMs: requestTimeout,
+      headersTimeoutMs: headersTimeout,
+      keepAliveTimeoutMs: limits.keepAliveTimeout,
+      idleTimeoutMs: idleTimeout,
+      // Files are found by path alone; an answer with Node's own empty 400 would be the only other outcome.
+      node: { maxHeaderSize: limits.maxHeaderSize, requireHostHeader: false },
+    },
     (req, res) => {
       answering.add(req.socket);
       res.once("close", () => answering.delete(req.socket));
@@ -587,9 +594,6 @@ export async function startDocsServer({
       });
     },
   );
-  // Node reads both per connection. Files are found by path alone: without a Host, Node's own empty
-  // 400 would be the only other outcome.
-  Object.assign(server, { maxHeaderSize: limits.maxHeaderSize, requireHostHeader: false });
   server.on("clientError", (/** @type {Error & { code?: string }} */ error, socket) => {
     if (error.code === "ECONNRESET" || !socket.writable || answering.has(socket)) {
       socket.destroy();

@@ -1,4 +1,4 @@
-import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { ErrorReply, Problem } from "../wording/wording.js";
 
@@ -111,6 +111,8 @@ export interface ServerLimits {
   /** A connection with no traffic at all for this long is closed (none when omitted). */
   idleTimeoutMs?: number;
   linger?: LingerBounds;
+  /** Node's own options the edge leaves at their defaults: the header size limit, whether `Host` is required. */
+  node?: Pick<ServerOptions, "maxHeaderSize" | "requireHostHeader">;
 }
 
 /**
@@ -122,6 +124,7 @@ export function createEdgeServer(limits: ServerLimits, handler: RequestListener<
   const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   const server = createServer(
     {
+      ...limits.node,
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout,
       keepAliveTimeout: limits.keepAliveTimeoutMs ?? 5_000,
