@@ -1,7 +1,6 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { originForm, pathOf } from "@api-contracts/contract-core";
-import { readUpTo } from "@api-contracts/contract-core/server";
+import { createEdgeServer, listen, readUpTo } from "@api-contracts/contract-core/server";
 
 /** One call the target made to the receiver, as it arrived. */
 export interface ReceivedCall {
@@ -49,7 +48,7 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
   const kept = new Map<string, { calls: ReceivedCall[]; tooLarge: number; overCap: number }>();
   const waiters = new Set<() => void>();
   let strays = 0;
-  const server = createServer((req, res) => {
+  const server = createEdgeServer({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 }, (req, res) => {
     // The path without its query: a target that adds one to the webhook's URL (a source, a
     // cache-buster) still calls that webhook; the absolute form a proxy may send is read too.
     const path = pathOf(originForm(req.url ?? "/") ?? "");
@@ -78,16 +77,9 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
       },
     });
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const { url } = await listen(server, port, host);
   return {
-    origin: `http://${shownHost}:${address.port}`,
+    origin: url,
     expect(path) {
       if (kept.size >= limits.maxPaths) throw new Error(`the receiver keeps the calls of at most ${limits.maxPaths} paths`);
       if (!kept.has(path)) kept.set(path, { calls: [], tooLarge: 0, overCap: 0 });
