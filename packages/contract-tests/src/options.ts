@@ -1,17 +1,14 @@
 // A run's options, from the API, the command line or CONTRACT_* variables, checked and resolved.
-import { parseHttpUrl, redactor } from "@api-contracts/contract-core";
+import { isObject, parseHttpUrl, redactor } from "@api-contracts/contract-core";
 import { DEFAULT_LIMITS } from "./http.js";
 import { services, type Selection, type Service } from "./checks/registry.js";
 import { maskUrl } from "./secrets.js";
-import { SEVERITIES, type Level, type Severity } from "./checks/types.js";
+import { LEVELS, SEVERITIES, type Level, type Severity } from "./checks/types.js";
 import { checkFixtures, PLACEHOLDER, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
-import { isObject } from "@api-contracts/contract-core";
 import { loadKnownDifferences, type KnownDifference } from "./known-differences.js";
 import type { Progress } from "./generate/generated.js";
-import { DEFAULT_WEBHOOK_DEADLINE_MS, type WebhookReceiverOptions } from "./webhooks/stage.js";
+import { DEFAULT_WEBHOOK_DEADLINE_MS, type WebhookStageOptions } from "./webhooks/stage.js";
 import type { CheckResult, RunLimits } from "./report.js";
-
-export const LEVELS: readonly Level[] = ["schema", "behavior", "http", "webhooks"];
 
 export interface ContractTestOptions extends Selection {
   service: Service;
@@ -140,24 +137,6 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
   return { service: service as Service, baseUrl, ...settings };
 }
 
-export interface Resolved {
-  level: Level;
-  fixtures: Fixtures | undefined;
-  apiKey: string;
-  /** Where requests go: the base URL without credentials. */
-  baseUrl: string;
-  /** The base URL as it may be printed. */
-  shownBaseUrl: string;
-  limits: RunLimits;
-  generate: number | undefined;
-  seed: number;
-  failOn: Severity;
-  redact: (text: string) => string;
-  headers: Record<string, string>;
-  /** The webhook stage's settings; absent at levels that do not run it. */
-  webhooks?: { receiver?: WebhookReceiverOptions; unavailable?: string; secret?: string; deadlineMs: number };
-}
-
 /** Whether a host name is this machine's loopback: a target there reaches a receiver on 127.0.0.1. */
 function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
@@ -173,7 +152,7 @@ function parseHostPort(name: string, value: string): { host: string; port: numbe
 }
 
 /** Where the webhook stage's receiver listens and what the target calls, or why there is none (absent at levels without the stage). */
-export function webhookStageSettings(options: ContractTestOptions, level: Level, target: URL): Resolved["webhooks"] {
+export function webhookStageSettings(options: ContractTestOptions, level: Level, target: URL): Omit<WebhookStageOptions, "maxBodyBytes" | "runDeadline"> | undefined {
   if (level !== "behavior" && level !== "webhooks") return undefined;
   const deadlineMs = parseLimit("webhookDeadlineMs", options.webhookDeadlineMs) ?? DEFAULT_WEBHOOK_DEADLINE_MS;
   const secret = options.webhookSecret || undefined;
@@ -221,7 +200,8 @@ function resolveFixtures({ fixtures: given, apiKey, service }: ContractTestOptio
   return fixtures;
 }
 
-export function resolveOptions(options: ContractTestOptions): Resolved {
+/** A run's options checked and resolved; the webhook stage's settings are absent at levels that do not run it. */
+export function resolveOptions(options: ContractTestOptions) {
   const known = services();
   if (!known.includes(options.service)) throw new UsageError(`service must be one of ${known.join(", ")} (got ${JSON.stringify(options.service)})`);
   const level = options.level ?? "schema";
@@ -252,6 +232,7 @@ export function resolveOptions(options: ContractTestOptions): Resolved {
     level,
     fixtures,
     apiKey,
+    // Where requests go, and the base URL as it may be printed.
     baseUrl: trim(bare.href),
     shownBaseUrl: trim(maskUrl(url.href)),
     limits,

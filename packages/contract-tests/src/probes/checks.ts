@@ -14,12 +14,8 @@ interface ProbedOperation {
   documented: string[];
 }
 
-/** What a probe's outcome means for clients: a failure harms them, a warning is hygiene. */
-interface Judgement {
-  severity: Severity;
-  /** Why, in words a reader can act on. */
-  reason: string;
-}
+/** What a probe's outcome means for clients (a failure harms them, a warning is hygiene), and why in words a reader can act on. */
+type Judgement = { severity: Severity; reason: string };
 
 /** One request that `fetch` will not send, and what the contract expects in return. */
 export interface Probe {
