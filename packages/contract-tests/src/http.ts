@@ -161,8 +161,7 @@ export class Caller {
       const url = new URL(request.url);
       const sentHeaders: Record<string, string> = {};
       headers.forEach((value, name) => (sentHeaders[name] = value));
-      const sentJson = sentBody === undefined ? undefined : parseJson(sentBody, undefined);
-      sent = { query: [...url.searchParams.keys()], headers: Object.keys(sentHeaders), body: sentJson };
+      sent = { query: [...url.searchParams.keys()], headers: Object.keys(sentHeaders), body: sentBody === undefined ? undefined : parseJson(sentBody, undefined) };
       const path = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || "/" : url.pathname;
       incoming = { method: request.method, target: `${path}${url.search}`, headers: sentHeaders, ...(sentBody === undefined ? {} : { body: sentBody }) };
       recorded = {

@@ -218,11 +218,8 @@ function behaviorChecks(): Check[] {
   ];
 }
 
-/** The features the checks of a level name: the metered one at schema level, every one at behaviour level. */
-function featuresOf(ids: EntitlementsFixtures, level: CheckContext["level"]): Array<[string, string]> {
-  const all: Array<[string, string]> = [["metered_feature_id", ids.metered_feature_id], ["boolean_feature_id", ids.boolean_feature_id], ["unlimited_feature_id", ids.unlimited_feature_id], ["denied_feature_id", ids.denied_feature_id]];
-  return level === "behavior" ? all : all.slice(0, 1);
-}
+/** The members of the fixtures that name a feature; the checks name the metered one at schema level, every one at behaviour level. */
+const FEATURES = ["metered_feature_id", "boolean_feature_id", "unlimited_feature_id", "denied_feature_id"] as const;
 
 /** The kit's entry for the Entitlements API: its client, its checks, and what its fixtures name. */
 export const entitlements: KitApi = {
@@ -233,14 +230,15 @@ export const entitlements: KitApi = {
     const ids = entitlementsIds({ fixtures });
     return {
       customer_id: [ids.customer_id],
-      feature_id: [ids.metered_feature_id, ids.boolean_feature_id, ids.unlimited_feature_id, ids.denied_feature_id],
+      feature_id: FEATURES.map((member) => ids[member]),
     };
   },
   async preflight(ctx) {
     const ids = entitlementsIds(ctx);
     const from = ctx.fixtures?.entitlements ? "in the fixtures" : "the kit's placeholder: no --fixtures given";
     const fix = "pass --fixtures with ids it holds (contract-test init --service entitlements writes a file to fill in)";
-    for (const [member, feature] of featuresOf(ids, ctx.level)) {
+    for (const member of ctx.level === "behavior" ? FEATURES : FEATURES.slice(0, 1)) {
+      const feature = ids[member];
       const result = await ctx.caller.call("checkAccess", { body: { customer_id: ids.customer_id, feature_id: feature } });
       const code = result.exchange.status === 404 ? ctx.contract.core.codeOf(result.body) : undefined;
       if (code === "customer_not_found") return `the target holds no customer ${JSON.stringify(ids.customer_id)} (customer_id, ${from}): ${fix}`;
