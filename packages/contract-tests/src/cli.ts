@@ -125,7 +125,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   const stopping = new AbortController();
   const cancelStop = onStopRequest((cause) => stopping.abort(cause));
   try {
-    const settings = readSettings({ value: pick, named: (flag) => `--${flag}` });
+    const settings = readSettings(pick, (flag) => `--${flag}`);
     const seed = settings.seed ?? (settings.generate === undefined ? undefined : randomSeed());
     if (settings.generate !== undefined) io.out(`seed ${seed} (--seed ${seed} repeats this run's generated requests)`);
     let progressShown = false;

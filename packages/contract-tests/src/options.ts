@@ -88,17 +88,12 @@ export function parseHeaders(name: string, lines: readonly string[]): Record<str
   return headers;
 }
 
-/** How the settings are read: the value of a flag or of its CONTRACT_* variable, and how a bad one is named. */
-export interface SettingReader {
-  value: (flag: string, variable: string) => string | undefined;
-  named: (flag: string, variable: string) => string;
-}
-
 /**
  * The options other than the service and the base URL, from the flags of the command line or the
- * CONTRACT_* variables: one list for both, so that each variable matches its flag.
+ * CONTRACT_* variables: one list for both, so that each variable matches its flag. `value` reads a
+ * flag or its variable; `named` says how a bad one is named.
  */
-export function readSettings({ value, named }: SettingReader): Omit<ContractTestOptions, "service" | "baseUrl"> {
+export function readSettings(value: (flag: string, variable: string) => string | undefined, named: (flag: string, variable: string) => string): Omit<ContractTestOptions, "service" | "baseUrl"> {
   const limit = (flag: string, variable: string) => parseLimit(named(flag, variable), value(flag, variable));
   const knownDifferences = value("known-differences", "CONTRACT_KNOWN_DIFFERENCES");
   const names = (flag: string, variable: string) => value(flag, variable)?.split(/[,\n]/).map((item) => item.trim()).filter(Boolean);
@@ -130,11 +125,9 @@ export function readSettings({ value, named }: SettingReader): Omit<ContractTest
  * configured by the environment (e.g. inside vitest).
  */
 export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ContractTestOptions {
-  const service = env.CONTRACT_SERVICE || undefined;
-  const baseUrl = env.CONTRACT_BASE_URL || undefined;
+  const { CONTRACT_SERVICE: service, CONTRACT_BASE_URL: baseUrl } = env;
   if (!service || !baseUrl) throw new UsageError("CONTRACT_SERVICE and CONTRACT_BASE_URL must be set");
-  const settings = readSettings({ value: (_flag, variable) => env[variable] || undefined, named: (_flag, variable) => variable });
-  return { service: service as Service, baseUrl, ...settings };
+  return { service, baseUrl, ...readSettings((_flag, variable) => env[variable] || undefined, (_flag, variable) => variable) };
 }
 
 /** Whether a host name is this machine's loopback: a target there reaches a receiver on 127.0.0.1. */

@@ -314,9 +314,8 @@ async function runProperty(
     known.add(kind);
     found.push(await reduced(lastFailure, kind));
   }
-  const stopped = ctx.deadline.aborted;
   if (found.length === 0) {
-    const how = stopped ? `stopped by --max-time after ${examples} of ${options.examples} examples` : `${examples} examples`;
+    const how = ctx.deadline.aborted ? `stopped by --max-time after ${examples} of ${options.examples} examples` : `${examples} examples`;
     return { ok: true, reason: `${how} (seed ${options.seed})`, examples };
   }
   const first = found[0]!;
