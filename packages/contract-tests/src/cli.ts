@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { DEFAULT_LIMITS, UnreachableError } from "./http.js";
 import { UsageError } from "./fixtures.js";
 import { runContractTests } from "./run.js";
-import { DEFAULT_MAX_TIME_MS, LEVELS, randomSeed, readSettings } from "./options.js";
+import { DEFAULT_MAX_TIME_MS, randomSeed, readSettings } from "./options.js";
 import { services } from "./checks/registry.js";
 import { formatClosing, formatResult, formatStale, formatSummary } from "./output.js";
 import { runFailed } from "./report.js";
@@ -12,7 +12,7 @@ import { DEFAULT_WEBHOOK_DEADLINE_MS } from "./webhooks/stage.js";
 import { redactor } from "@api-contracts/contract-core";
 import { onStopRequest, type StopCause } from "@api-contracts/contract-core/server";
 import { maskUrl } from "./secrets.js";
-import type { Level } from "./checks/types.js";
+import { LEVELS, type Level } from "./checks/types.js";
 
 /** The usage text, naming the APIs of the registry (those of CONTRACT_API_DIRS included). */
 export const usage = (): string => `Usage: contract-test --service <${services().join("|")}> --base-url <URL> [--api-key <KEY>]
@@ -125,7 +125,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   const stopping = new AbortController();
   const cancelStop = onStopRequest((cause) => stopping.abort(cause));
   try {
-    const settings = readSettings({ value: pick, named: (flag) => `--${flag}` });
+    const settings = readSettings(pick, (flag) => `--${flag}`);
     const seed = settings.seed ?? (settings.generate === undefined ? undefined : randomSeed());
     if (settings.generate !== undefined) io.out(`seed ${seed} (--seed ${seed} repeats this run's generated requests)`);
     let progressShown = false;

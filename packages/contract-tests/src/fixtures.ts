@@ -34,13 +34,11 @@ export function readFixturesFile(file: string): unknown {
   } catch (error) {
     throw new UsageError(`cannot read fixtures file ${file}: ${(error as Error).message}`);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`fixtures file ${file} is not valid JSON: ${(error as Error).message}`);
   }
-  return value;
 }
 
 /** Throws a UsageError when the behaviour level lacks the section of the service under test (of an API the format has one for). */

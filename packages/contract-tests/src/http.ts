@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createApiClient } from "@api-contracts/client-runtime";
 import { readAnswerBody, type Decision, type ErrorReply, type IncomingRequest, type SentRequest } from "@api-contracts/contract-core";
 import type { Contract, Exchange, Verdict } from "./judge.js";
-import { CheckFailure } from "./checks/failure.js";
+import type { RunLimits } from "./report.js";
+import { CheckFailure } from "./checks/types.js";
 
 /** How a request authenticates: the real key, none, a wrong scheme, or a key the server cannot know. */
 type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
@@ -40,29 +41,11 @@ export class AnswerTooLargeError extends CheckFailure {
   override name = "AnswerTooLargeError";
 }
 
-/** Limits on what one request may cost; the defaults are those of the command line. */
-interface RequestLimits {
-  /** Longest wait for one answer, headers and body, in milliseconds. */
-  timeoutMs: number;
-  /** Most bytes read of one answer body. */
-  maxAnswerBytes: number;
-}
-
-export const DEFAULT_LIMITS: RequestLimits = { timeoutMs: 10_000, maxAnswerBytes: 1_048_576 };
+/** Limits on what one request may cost (the command line's defaults): the wait for one answer, headers and body, and the bytes read of it. */
+export const DEFAULT_LIMITS: Pick<RunLimits, "timeoutMs" | "maxAnswerBytes"> = { timeoutMs: 10_000, maxAnswerBytes: 1_048_576 };
 
 /** Statuses whose answer has no body by definition; a Response refuses one. */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-function tooLarge(request: Request, limit: number): AnswerTooLargeError {
-  return new AnswerTooLargeError(`the answer to ${request.method} ${new URL(request.url).pathname} is longer than ${limit} bytes (the --max-answer-bytes limit); the kit stopped reading it`);
-}
-
-/** Reads at most `limit` bytes of a body; more is refused without being read. */
-async function readBounded(request: Request, response: Response, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  const bytes = await readAnswerBody(response, limit);
-  if (bytes === undefined) throw tooLarge(request, limit);
-  return bytes;
-}
 
 type RequestInitLoose = {
   body?: unknown;
@@ -91,7 +74,7 @@ interface CallerOptions {
   contract: Contract;
   baseUrl: string;
   apiKey: string;
-  limits?: RequestLimits;
+  limits?: typeof DEFAULT_LIMITS;
   /** Aborts every request when the run's overall deadline passes. */
   deadline?: AbortSignal;
   /** Hides secrets in every text the caller hands on (answers echoing the key). */
@@ -117,14 +100,8 @@ export const WRONG_SCHEME_CREDENTIAL = `Basic ${Buffer.from("contract-test:not-a
 export class Caller {
   private readonly client: LooseClient;
   private readonly basePath: string;
-  private readonly baseFetch: typeof globalThis.fetch;
-  private readonly limits: RequestLimits;
-  private readonly redact: (text: string) => string;
 
   constructor(private readonly options: CallerOptions) {
-    this.baseFetch = options.fetch ?? globalThis.fetch;
-    this.limits = options.limits ?? DEFAULT_LIMITS;
-    this.redact = options.redact ?? ((text) => text);
     this.basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, "");
     this.client = (options.client ?? describedClient)({ apiKey: options.apiKey, baseUrl: options.baseUrl }) as LooseClient;
   }
@@ -141,7 +118,7 @@ export class Caller {
 
   /** Sends one request within the limits; a stalled or vanished target is an UnreachableError. */
   private async exchange(request: Request, headers: Headers, body: string | undefined): Promise<{ response: Response; bytes: Uint8Array<ArrayBuffer> }> {
-    const { timeoutMs, maxAnswerBytes } = this.limits;
+    const { timeoutMs, maxAnswerBytes } = this.options.limits ?? DEFAULT_LIMITS;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.deadline ? AbortSignal.any([timeout, this.options.deadline]) : timeout;
     const what = `${request.method} ${request.url}`;
@@ -151,19 +128,20 @@ export class Caller {
         : new UnreachableError(`${what}: ${stage} within ${timeoutMs} ms (--timeout)`);
     let response: Response;
     try {
-      response = await this.baseFetch(request.url, { method: request.method, headers, body, signal });
+      response = await (this.options.fetch ?? globalThis.fetch)(request.url, { method: request.method, headers, body, signal });
     } catch (error) {
       if (signal.aborted) throw stalled("no answer");
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       throw new UnreachableError(`${what}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
     }
-    try {
-      return { response, bytes: await readBounded(request, response, maxAnswerBytes) };
-    } catch (error) {
-      if (error instanceof AnswerTooLargeError) throw error;
-      if (signal.aborted) throw stalled("the answer did not end");
-      throw new UnreachableError(`${what}: the answer broke off: ${(error as Error).message}`);
+    // More than the limit is refused without being read.
+    const bytes = await readAnswerBody(response, maxAnswerBytes).catch((error: Error) => {
+      throw signal.aborted ? stalled("the answer did not end") : new UnreachableError(`${what}: the answer broke off: ${error.message}`);
+    });
+    if (bytes === undefined) {
+      throw new AnswerTooLargeError(`the answer to ${request.method} ${new URL(request.url).pathname} is longer than ${maxAnswerBytes} bytes (the --max-answer-bytes limit); the kit stopped reading it`);
     }
+    return { response, bytes };
   }
 
   async call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
@@ -183,8 +161,7 @@ export class Caller {
       const url = new URL(request.url);
       const sentHeaders: Record<string, string> = {};
       headers.forEach((value, name) => (sentHeaders[name] = value));
-      const sentJson = sentBody === undefined ? undefined : parseJson(sentBody, undefined);
-      sent = { query: [...url.searchParams.keys()], headers: Object.keys(sentHeaders), body: sentJson };
+      sent = { query: [...url.searchParams.keys()], headers: Object.keys(sentHeaders), body: sentBody === undefined ? undefined : parseJson(sentBody, undefined) };
       const path = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || "/" : url.pathname;
       incoming = { method: request.method, target: `${path}${url.search}`, headers: sentHeaders, ...(sentBody === undefined ? {} : { body: sentBody }) };
       recorded = {
@@ -203,13 +180,8 @@ export class Caller {
       headers: { ...this.options.headers, ...options.headers },
       parseAs: "text",
       fetch: recordingFetch,
+      ...(options.rawBody !== undefined ? { body: options.rawBody, bodySerializer: String } : options.body !== undefined ? { body: options.body } : {}),
     };
-    if (options.rawBody !== undefined) {
-      init.body = options.rawBody;
-      init.bodySerializer = (body) => String(body);
-    } else if (options.body !== undefined) {
-      init.body = options.body;
-    }
     const send = this.client[ref.method];
     if (!send) throw new Error(`The client has no ${ref.method} method`);
     await send(ref.path, init);
@@ -218,7 +190,8 @@ export class Caller {
     this.options.observe?.({ exchange: recorded, sent });
     const body = verdict.body === undefined ? parseJson(recorded.bodyText, recorded.bodyText) : verdict.body;
     // Judged as received; what checks may quote is shown with the key hidden.
-    const shown: Exchange = { ...recorded, bodyText: this.redact(recorded.bodyText), contentType: recorded.contentType === null ? null : this.redact(recorded.contentType) };
-    return { request: incoming, exchange: shown, verdict: { ...verdict, reason: this.redact(verdict.reason) }, body };
+    const redact = this.options.redact ?? ((text: string) => text);
+    const shown: Exchange = { ...recorded, bodyText: redact(recorded.bodyText), contentType: recorded.contentType === null ? null : redact(recorded.contentType) };
+    return { request: incoming, exchange: shown, verdict: { ...verdict, reason: redact(verdict.reason) }, body };
   }
 }

@@ -3,7 +3,7 @@
 // must be, in the schema's own words (JSON has no comments: a member the format allows and the
 // kit ignores carries them).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { counted, fixturesSchema, isObject, type ApiName, type JsonObject } from "@api-contracts/contract-core";
+import { counted, fixturesSchema, isObject, resolvePointer, type ApiName, type JsonObject } from "@api-contracts/contract-core";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { PLACEHOLDER } from "./fixtures.js";
 
@@ -43,17 +43,11 @@ export function readFlags(argv: string[], flags: Flags, command: string, usage: 
   }
 }
 
-interface PropertySchema {
-  description?: string;
-  examples?: unknown[];
-}
-
-/** The schema of the fixtures section of `service` (its `$ref` into `$defs`). */
-function sectionSchema(service: ApiName): { required?: string[]; properties: Record<string, PropertySchema> } {
+/** The schema of the fixtures section of `service` (where its `$ref` points). */
+function sectionSchema(service: ApiName) {
   const schema = fixturesSchema();
-  const properties = schema.properties as Record<string, { $ref: string }>;
-  const name = properties[service]!.$ref.replace("#/$defs/", "");
-  return (schema.$defs as Record<string, { required?: string[]; properties: Record<string, PropertySchema> }>)[name]!;
+  const { $ref } = (schema.properties as Record<string, { $ref: string }>)[service]!;
+  return resolvePointer(schema, $ref.slice(1)) as { required?: string[]; properties: Record<string, { description?: string; examples?: unknown[] }> };
 }
 
 /** The fixtures file `init` writes for `service`, as an object. */

@@ -1,17 +1,14 @@
 // A run's options, from the API, the command line or CONTRACT_* variables, checked and resolved.
-import { parseHttpUrl, redactor } from "@api-contracts/contract-core";
+import { isObject, parseHttpUrl, redactor } from "@api-contracts/contract-core";
 import { DEFAULT_LIMITS } from "./http.js";
 import { services, type Selection, type Service } from "./checks/registry.js";
 import { maskUrl } from "./secrets.js";
-import { SEVERITIES, type Level, type Severity } from "./checks/types.js";
+import { LEVELS, SEVERITIES, type Level, type Severity } from "./checks/types.js";
 import { checkFixtures, PLACEHOLDER, readFixturesFile, requireServiceFixtures, UsageError, type Fixtures } from "./fixtures.js";
-import { isObject } from "@api-contracts/contract-core";
 import { loadKnownDifferences, type KnownDifference } from "./known-differences.js";
 import type { Progress } from "./generate/generated.js";
-import { DEFAULT_WEBHOOK_DEADLINE_MS, type WebhookReceiverOptions } from "./webhooks/stage.js";
+import { DEFAULT_WEBHOOK_DEADLINE_MS, type WebhookStageOptions } from "./webhooks/stage.js";
 import type { CheckResult, RunLimits } from "./report.js";
-
-export const LEVELS: readonly Level[] = ["schema", "behavior", "http", "webhooks"];
 
 export interface ContractTestOptions extends Selection {
   service: Service;
@@ -91,17 +88,12 @@ export function parseHeaders(name: string, lines: readonly string[]): Record<str
   return headers;
 }
 
-/** How the settings are read: the value of a flag or of its CONTRACT_* variable, and how a bad one is named. */
-export interface SettingReader {
-  value: (flag: string, variable: string) => string | undefined;
-  named: (flag: string, variable: string) => string;
-}
-
 /**
  * The options other than the service and the base URL, from the flags of the command line or the
- * CONTRACT_* variables: one list for both, so that each variable matches its flag.
+ * CONTRACT_* variables: one list for both, so that each variable matches its flag. `value` reads a
+ * flag or its variable; `named` says how a bad one is named.
  */
-export function readSettings({ value, named }: SettingReader): Omit<ContractTestOptions, "service" | "baseUrl"> {
+export function readSettings(value: (flag: string, variable: string) => string | undefined, named: (flag: string, variable: string) => string): Omit<ContractTestOptions, "service" | "baseUrl"> {
   const limit = (flag: string, variable: string) => parseLimit(named(flag, variable), value(flag, variable));
   const knownDifferences = value("known-differences", "CONTRACT_KNOWN_DIFFERENCES");
   const names = (flag: string, variable: string) => value(flag, variable)?.split(/[,\n]/).map((item) => item.trim()).filter(Boolean);
@@ -133,29 +125,9 @@ export function readSettings({ value, named }: SettingReader): Omit<ContractTest
  * configured by the environment (e.g. inside vitest).
  */
 export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ContractTestOptions {
-  const service = env.CONTRACT_SERVICE || undefined;
-  const baseUrl = env.CONTRACT_BASE_URL || undefined;
+  const { CONTRACT_SERVICE: service, CONTRACT_BASE_URL: baseUrl } = env;
   if (!service || !baseUrl) throw new UsageError("CONTRACT_SERVICE and CONTRACT_BASE_URL must be set");
-  const settings = readSettings({ value: (_flag, variable) => env[variable] || undefined, named: (_flag, variable) => variable });
-  return { service: service as Service, baseUrl, ...settings };
-}
-
-export interface Resolved {
-  level: Level;
-  fixtures: Fixtures | undefined;
-  apiKey: string;
-  /** Where requests go: the base URL without credentials. */
-  baseUrl: string;
-  /** The base URL as it may be printed. */
-  shownBaseUrl: string;
-  limits: RunLimits;
-  generate: number | undefined;
-  seed: number;
-  failOn: Severity;
-  redact: (text: string) => string;
-  headers: Record<string, string>;
-  /** The webhook stage's settings; absent at levels that do not run it. */
-  webhooks?: { receiver?: WebhookReceiverOptions; unavailable?: string; secret?: string; deadlineMs: number };
+  return { service, baseUrl, ...readSettings((_flag, variable) => env[variable] || undefined, (_flag, variable) => variable) };
 }
 
 /** Whether a host name is this machine's loopback: a target there reaches a receiver on 127.0.0.1. */
@@ -173,7 +145,7 @@ function parseHostPort(name: string, value: string): { host: string; port: numbe
 }
 
 /** Where the webhook stage's receiver listens and what the target calls, or why there is none (absent at levels without the stage). */
-export function webhookStageSettings(options: ContractTestOptions, level: Level, target: URL): Resolved["webhooks"] {
+export function webhookStageSettings(options: ContractTestOptions, level: Level, target: URL): Omit<WebhookStageOptions, "maxBodyBytes" | "runDeadline"> | undefined {
   if (level !== "behavior" && level !== "webhooks") return undefined;
   const deadlineMs = parseLimit("webhookDeadlineMs", options.webhookDeadlineMs) ?? DEFAULT_WEBHOOK_DEADLINE_MS;
   const secret = options.webhookSecret || undefined;
@@ -221,7 +193,8 @@ function resolveFixtures({ fixtures: given, apiKey, service }: ContractTestOptio
   return fixtures;
 }
 
-export function resolveOptions(options: ContractTestOptions): Resolved {
+/** A run's options checked and resolved; the webhook stage's settings are absent at levels that do not run it. */
+export function resolveOptions(options: ContractTestOptions) {
   const known = services();
   if (!known.includes(options.service)) throw new UsageError(`service must be one of ${known.join(", ")} (got ${JSON.stringify(options.service)})`);
   const level = options.level ?? "schema";
@@ -252,6 +225,7 @@ export function resolveOptions(options: ContractTestOptions): Resolved {
     level,
     fixtures,
     apiKey,
+    // Where requests go, and the base URL as it may be printed.
     baseUrl: trim(bare.href),
     shownBaseUrl: trim(maskUrl(url.href)),
     limits,

@@ -42,11 +42,10 @@ function probeOf(ctx: CheckContext, operations: ReadonlySet<string>): Probe | un
     const incoming = incomingOf(operation, request, core.api.key.prefix);
     const { authorization: _key, ...keyless } = incoming.headers;
     if (core.decide({ ...incoming, headers: keyless }).refusal?.kind !== "unauthorized") continue;
-    const { path, query, headers } = request;
     if (ctx.contract.requestBodySchema(operation.operationId) && core.decide({ ...incoming, body: "{}" }).refusal?.kind === "invalid") {
-      return { operation, call: { path, query, headers, body: {} }, keyed: true };
+      return { operation, call: { ...request, body: {} }, keyed: true };
     }
-    candidates.push({ operation, call: { path, query, headers, ...(request.body === undefined ? {} : { body: request.body }) }, keyed: operation.method === "GET" });
+    candidates.push({ operation, call: request, keyed: operation.method === "GET" });
   }
   return candidates.find((probe) => probe.keyed) ?? candidates[0];
 }

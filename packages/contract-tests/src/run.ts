@@ -7,7 +7,7 @@ import { KnownDifferences } from "./known-differences.js";
 import { pageTitleAt, preflight } from "./preflight.js";
 import { WebhookStage, type StageContext } from "./webhooks/stage.js";
 import { kitApi, listChecks, selectOperations } from "./checks/registry.js";
-import { resolveOptions, type ContractTestOptions, type Resolved } from "./options.js";
+import { resolveOptions, type ContractTestOptions } from "./options.js";
 import type { CheckResult, Report } from "./report.js";
 
 /** A failure as reports show it: the key redacted from its reason, its reduced request and its curl lines. */
@@ -34,7 +34,7 @@ export async function runContractTests(options: ContractTestOptions): Promise<Re
   }
 }
 
-async function runResolved(options: ContractTestOptions, resolved: Resolved, deadline: AbortSignal, webhooks: WebhookStage | undefined): Promise<Report> {
+async function runResolved(options: ContractTestOptions, resolved: ReturnType<typeof resolveOptions>, deadline: AbortSignal, webhooks: WebhookStage | undefined): Promise<Report> {
   const { level, fixtures, apiKey, baseUrl, shownBaseUrl, limits, generate, seed, failOn, redact, headers } = resolved;
   const { service } = options;
   const contract = contractOf(service);

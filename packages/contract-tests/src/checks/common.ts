@@ -68,8 +68,6 @@ export function badParameterCheck(contract: Contract, operation: string, locatio
   ];
 }
 
-const callOf = ({ path, query, headers, body }: GeneratedRequest): CallOptions => ({ path, query, headers, ...(body === undefined ? {} : { body }) });
-
 interface BodyMutation {
   name: string;
   what: string;
@@ -126,22 +124,22 @@ export function genericChecks(contract: Contract, hints: (fixtures: Fixtures | u
     const unauthorized = core.decide({ ...incoming, headers: keyless }).refusal?.kind === "unauthorized";
     if (unauthorized) {
       const status = refused({ headers: keyless })!.status;
-      check("auth-missing", "schema", "no Authorization header", status, (request) => ({ ...callOf(request), auth: "none" }));
+      check("auth-missing", "schema", "no Authorization header", status, (request) => ({ ...request, auth: "none" }));
       // A service that reads a key whatever the scheme (Firecrawl takes the second word) refuses a
       // made-up one only for being unknown: a server that knows no keys (a mock) serves it.
       const schemeRefused = core.decide({ ...incoming, headers: { ...keyless, authorization: WRONG_SCHEME_CREDENTIAL } }).refusal?.kind === "unauthorized";
-      check("auth-wrong-scheme", schemeRefused ? "schema" : "behavior", "a Basic instead of a Bearer credential", status, (request) => ({ ...callOf(request), auth: "wrong-scheme" }));
-      check("auth-unknown-key", "behavior", "a Bearer key the server never issued", status, (request) => ({ ...callOf(request), auth: "invalid-key" }));
+      check("auth-wrong-scheme", schemeRefused ? "schema" : "behavior", "a Basic instead of a Bearer credential", status, (request) => ({ ...request, auth: "wrong-scheme" }));
+      check("auth-unknown-key", "behavior", "a Bearer key the server never issued", status, (request) => ({ ...request, auth: "invalid-key" }));
     }
     const bodySchema = contract.requestBodySchema(operation.operationId);
     if (bodySchema) {
       const json = { ...incoming.headers, "content-type": "application/json" };
       const malformed = refused({ body: '{"truncated": ', headers: json });
-      if (malformed) check("malformed-json", "schema", "a body that is not valid JSON", malformed.status, (request) => ({ ...callOf(request), rawBody: '{"truncated": ' }));
+      if (malformed) check("malformed-json", "schema", "a body that is not valid JSON", malformed.status, (request) => ({ ...request, rawBody: '{"truncated": ' }));
       const body = (base.body ?? {}) as Body;
       for (const mutation of bodyMutations(contract, bodySchema)) {
         const answer = refused({ body: JSON.stringify(mutation.apply(body)), headers: json });
-        if (answer) check(`invalid-body-${mutation.name}`, "schema", mutation.what, answer.status, (request) => ({ ...callOf(request), body: mutation.apply((request.body ?? {}) as Body) }));
+        if (answer) check(`invalid-body-${mutation.name}`, "schema", mutation.what, answer.status, (request) => ({ ...request, body: mutation.apply((request.body ?? {}) as Body) }));
       }
     }
     for (const early of core.api.requests.checks) {
@@ -151,7 +149,7 @@ export function genericChecks(contract: Contract, hints: (fixtures: Fixtures | u
         // A path value is an id the API's own checks already try in its wrong form (`id-wrong-format`).
         if (location === "path") continue;
         const parameter = operation.parameters.find((p) => p.in === location && p.name.toLowerCase() === name.toLowerCase());
-        if (parameter) checks.push(...badParameterCheck(contract, operation.operationId, location, parameter.name, "not-a-valid-value", on(callOf)));
+        if (parameter) checks.push(...badParameterCheck(contract, operation.operationId, location, parameter.name, "not-a-valid-value", on((request) => request)));
       }
     }
   }

@@ -35,6 +35,15 @@ async function remaining(ctx: CheckContext, step: string): Promise<number> {
   return value;
 }
 
+/** The balance of the metered feature, then a lock of 3 of its units placed by a check. */
+async function lockThree(ctx: CheckContext): Promise<{ featureId: string; before: number; lockId: string; locked: Body }> {
+  const featureId = entitlementsIds(ctx).metered_feature_id;
+  const before = await remaining(ctx, "reading the balance");
+  const lockId = `lock_${randomUUID()}`;
+  const locked = await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
+  return { featureId, before, lockId, locked };
+}
+
 function expectAllowed(body: Body, expected: boolean, step: string): void {
   if (body.allowed !== expected) throw new CheckFailure(`${step}: expected allowed ${expected}, got ${JSON.stringify(body.allowed)}`);
 }
@@ -172,10 +181,7 @@ function behaviorChecks(): Check[] {
       return pass(`balance stayed ${before}`);
     }),
     behavior("checkAccess", "lock-holds-units", "a lock holds its units: a check needing them is denied while it is held", async (ctx) => {
-      const featureId = entitlementsIds(ctx).metered_feature_id;
-      const before = await remaining(ctx, "reading the balance");
-      const lockId = `lock_${randomUUID()}`;
-      const locked = await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
+      const { featureId, before, lockId, locked } = await lockThree(ctx);
       expectAllowed(locked, true, "check with a lock of 3 units");
       try {
         const beyond = await check(ctx, { feature_id: featureId, required_balance: before - 2 }, `check of ${before - 2} units while 3 are held`);
@@ -188,10 +194,7 @@ function behaviorChecks(): Check[] {
       return pass(`with 3 of ${before} held, ${before - 2} denied and ${before - 3} allowed`);
     }),
     behavior("finalizeLock", "release-gives-units-back", "finalize with release gives the held units back", async (ctx) => {
-      const featureId = entitlementsIds(ctx).metered_feature_id;
-      const before = await remaining(ctx, "reading the balance");
-      const lockId = `lock_${randomUUID()}`;
-      await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
+      const { featureId, before, lockId } = await lockThree(ctx);
       requireAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "release" } }), 200, "release");
       const after = await remaining(ctx, "reading the balance after release");
       if (after !== before) return fail(`balance was ${before} before the lock and ${after} after release`);
@@ -200,10 +203,7 @@ function behaviorChecks(): Check[] {
       return pass(`balance back to ${before}`);
     }),
     behavior("finalizeLock", "confirm-keeps-units", "finalize with confirm keeps the held units deducted", async (ctx) => {
-      const featureId = entitlementsIds(ctx).metered_feature_id;
-      const before = await remaining(ctx, "reading the balance");
-      const lockId = `lock_${randomUUID()}`;
-      await check(ctx, { feature_id: featureId, required_balance: 3, lock: { lock_id: lockId, enabled: true } }, "check with a lock of 3 units");
+      const { before, lockId } = await lockThree(ctx);
       requireAnswer(await ctx.caller.call("finalizeLock", { body: { lock_id: lockId, action: "confirm" } }), 200, "confirm");
       const after = await remaining(ctx, "reading the balance after confirm");
       if (after !== before - 3) return fail(`balance was ${before} before the lock and ${after} after confirm; expected ${before - 3}`);
@@ -218,11 +218,8 @@ function behaviorChecks(): Check[] {
   ];
 }
 
-/** The features the checks of a level name: the metered one at schema level, every one at behaviour level. */
-function featuresOf(ids: EntitlementsFixtures, level: CheckContext["level"]): Array<[string, string]> {
-  const all: Array<[string, string]> = [["metered_feature_id", ids.metered_feature_id], ["boolean_feature_id", ids.boolean_feature_id], ["unlimited_feature_id", ids.unlimited_feature_id], ["denied_feature_id", ids.denied_feature_id]];
-  return level === "behavior" ? all : all.slice(0, 1);
-}
+/** The members of the fixtures that name a feature; the checks name the metered one at schema level, every one at behaviour level. */
+const FEATURES = ["metered_feature_id", "boolean_feature_id", "unlimited_feature_id", "denied_feature_id"] as const;
 
 /** The kit's entry for the Entitlements API: its client, its checks, and what its fixtures name. */
 export const entitlements: KitApi = {
@@ -233,14 +230,15 @@ export const entitlements: KitApi = {
     const ids = entitlementsIds({ fixtures });
     return {
       customer_id: [ids.customer_id],
-      feature_id: [ids.metered_feature_id, ids.boolean_feature_id, ids.unlimited_feature_id, ids.denied_feature_id],
+      feature_id: FEATURES.map((member) => ids[member]),
     };
   },
   async preflight(ctx) {
     const ids = entitlementsIds(ctx);
     const from = ctx.fixtures?.entitlements ? "in the fixtures" : "the kit's placeholder: no --fixtures given";
     const fix = "pass --fixtures with ids it holds (contract-test init --service entitlements writes a file to fill in)";
-    for (const [member, feature] of featuresOf(ids, ctx.level)) {
+    for (const member of ctx.level === "behavior" ? FEATURES : FEATURES.slice(0, 1)) {
+      const feature = ids[member];
       const result = await ctx.caller.call("checkAccess", { body: { customer_id: ids.customer_id, feature_id: feature } });
       const code = result.exchange.status === 404 ? ctx.contract.core.codeOf(result.body) : undefined;
       if (code === "customer_not_found") return `the target holds no customer ${JSON.stringify(ids.customer_id)} (customer_id, ${from}): ${fix}`;

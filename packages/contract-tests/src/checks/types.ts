@@ -9,14 +9,15 @@ import type { GeneratedRequest } from "../generate/arbitraries.js";
  * `schema` and `behavior` speak through the generated clients; `http` sends raw bytes; `webhooks`
  * starts jobs whose webhook calls the kit's receiver (behaviour level runs both too).
  */
-export type Level = "schema" | "behavior" | "http" | "webhooks";
+export const LEVELS = ["schema", "behavior", "http", "webhooks"] as const;
+export type Level = (typeof LEVELS)[number];
 
 /**
  * A failure: a client that follows the contract is, or could be, harmed (exit 1). A warning:
  * hygiene no conforming client can see or be harmed by (reported; exit 0 unless --fail-on warning).
  */
-export type Severity = "failure" | "warning";
-export const SEVERITIES: readonly Severity[] = ["failure", "warning"];
+export const SEVERITIES = ["failure", "warning"] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
 export interface Outcome {
   ok: boolean;
@@ -113,9 +114,10 @@ export const fail = (reason: string): Outcome => ({ ok: false, reason });
 export const warn = (reason: string): Outcome => ({ ok: false, reason, severity: "warning" });
 export const skip = (reason: string): Outcome => ({ ok: false, reason, skipped: true });
 
-import { CheckFailure } from "./failure.js";
-
-export { CheckFailure };
+/** Thrown inside a check to stop it with a failure; the runner turns it into the check's outcome. */
+export class CheckFailure extends Error {
+  override name = "CheckFailure";
+}
 
 /**
  * The answer must have one of the expected statuses and match the contract for it. An

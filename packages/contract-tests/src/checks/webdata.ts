@@ -81,20 +81,14 @@ function webdataChecks(contract: Contract): Check[] {
 
   if (has("getMonitor")) {
     checks.push(
-      {
-        operation: "getMonitor",
-        name: "success",
-        level: "schema",
-        what: "reading a monitor answers as documented (the fixture monitor at behavior level)",
-        async run(ctx) {
-          const monitorId = webdataIds(ctx).monitor_id;
-          const result = await ctx.caller.call("getMonitor", { path: { monitorId } });
-          const body = requireAnswer(result, 200, "get monitor");
-          const data = body.data as Body | undefined;
-          if (ctx.level === "behavior" && data?.id !== monitorId) return fail(`asked for monitor ${monitorId}, got ${JSON.stringify(data?.id)}`);
-          return pass(result.verdict.reason);
-        },
-      },
+      handCheck("getMonitor", "success", "schema", "reading a monitor answers as documented (the fixture monitor at behavior level)", async (ctx) => {
+        const monitorId = webdataIds(ctx).monitor_id;
+        const result = await ctx.caller.call("getMonitor", { path: { monitorId } });
+        const body = requireAnswer(result, 200, "get monitor");
+        const data = body.data as Body | undefined;
+        if (ctx.level === "behavior" && data?.id !== monitorId) return fail(`asked for monitor ${monitorId}, got ${JSON.stringify(data?.id)}`);
+        return pass(result.verdict.reason);
+      }),
       ...wrongFormatIdCheck(contract, "getMonitor", "monitorId"),
       statusCheck("getMonitor", "unknown-id", "schema", 404, "a monitor id the server does not know gives 404 with the documented body", () => ({
         path: { monitorId: randomUUID() },
@@ -103,37 +97,27 @@ function webdataChecks(contract: Contract): Check[] {
     );
   }
 
-  if (has("getTokenUsage")) {
-    checks.push(
-      successCheck("getTokenUsage", "reading token usage answers as documented", () => ({})),
-    );
-  }
+  if (has("getTokenUsage")) checks.push(successCheck("getTokenUsage", "reading token usage answers as documented", () => ({})));
 
   if (has("getHistoricalCreditUsage")) {
     checks.push(
       successCheck("getHistoricalCreditUsage", "reading historical credit usage answers as documented", () => ({})),
       successCheck("getHistoricalCreditUsage", "reading historical credit usage by key answers as documented", () => ({ query: { byApiKey: true } }), "success-by-api-key"),
       ...badParameterCheck(contract, "getHistoricalCreditUsage", "query", "byApiKey", "not-a-boolean"),
-      {
-        operation: "getHistoricalCreditUsage",
-        name: "api-key-only-when-requested",
-        level: "behavior",
-        what: "periods carry apiKey only with byApiKey=true",
-        async run(ctx) {
-          for (const query of [undefined, { byApiKey: false }]) {
-            const step = query ? "byApiKey=false" : "no byApiKey";
-            const body = requireAnswer(await ctx.caller.call("getHistoricalCreditUsage", { query }), 200, step);
-            const keyed = periodsOf(body).filter((period) => "apiKey" in period);
-            if (keyed.length) return fail(`${step}: ${keyed.length} period(s) carry apiKey`);
-          }
-          const body = requireAnswer(await ctx.caller.call("getHistoricalCreditUsage", { query: { byApiKey: true } }), 200, "byApiKey=true");
-          const periods = periodsOf(body);
-          if (periods.length === 0) return fail("byApiKey=true returned no periods, so the breakdown cannot be shown");
-          const missing = periods.filter((period) => typeof period.apiKey !== "string");
-          if (missing.length) return fail(`byApiKey=true: ${missing.length} of ${periods.length} period(s) lack apiKey`);
-          return pass(`apiKey absent without byApiKey, present on all ${periods.length} period(s) with it`);
-        },
-      },
+      handCheck("getHistoricalCreditUsage", "api-key-only-when-requested", "behavior", "periods carry apiKey only with byApiKey=true", async (ctx) => {
+        for (const query of [undefined, { byApiKey: false }]) {
+          const step = query ? "byApiKey=false" : "no byApiKey";
+          const body = requireAnswer(await ctx.caller.call("getHistoricalCreditUsage", { query }), 200, step);
+          const keyed = periodsOf(body).filter((period) => "apiKey" in period);
+          if (keyed.length) return fail(`${step}: ${keyed.length} period(s) carry apiKey`);
+        }
+        const body = requireAnswer(await ctx.caller.call("getHistoricalCreditUsage", { query: { byApiKey: true } }), 200, "byApiKey=true");
+        const periods = periodsOf(body);
+        if (periods.length === 0) return fail("byApiKey=true returned no periods, so the breakdown cannot be shown");
+        const missing = periods.filter((period) => typeof period.apiKey !== "string");
+        if (missing.length) return fail(`byApiKey=true: ${missing.length} of ${periods.length} period(s) lack apiKey`);
+        return pass(`apiKey absent without byApiKey, present on all ${periods.length} period(s) with it`);
+      }),
     );
   }
 

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describeProblem, fillPath, pathRegexProblem, queryString, type ApiContract, type IncomingRequest, type JsonObject, type OpenApiValidators, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
+import { isJsonMediaType, describeProblem, fillPath, pathRegexProblem, queryString, type IncomingRequest, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
 import type { Contract } from "../judge.js";
 import { viewOf, withBranch, type SchemaView } from "./schema-view.js";
 
@@ -11,21 +11,17 @@ export interface GeneratedRequest {
   body?: unknown;
 }
 
-export interface GeneratorContext {
-  /** The API's contract: its decision tells a valid request from one that breaks a rule. */
-  contract: ApiContract;
-  document: JsonObject;
-  validators: OpenApiValidators;
-  /** The clock `x-rules` are judged by; the same one the validators use. */
-  now: () => number;
-  /** Real values for a member or parameter of this name (ids from the fixtures); undefined: none. */
-  hints: (name: string) => readonly string[] | undefined;
+/**
+ * What generation knows of an API: its contract (the process's, so that runs side by side compile
+ * each schema once), whose decision tells a valid request from one that breaks a rule; the clock
+ * `x-rules` are judged by (the validators' own); and real values for a member or parameter of a
+ * name (ids from the fixtures), undefined for none.
+ */
+export function generatorContext(contract: Contract, hints: Record<string, readonly string[]> = {}) {
+  return { contract: contract.core, document: contract.doc, validators: contract.validators, now: Date.now, hints: (name: string) => hints[name] };
 }
 
-/** What generation knows of an API: its contract (the process's, so that runs side by side compile each schema once) and real values by name. */
-export function generatorContext(contract: Contract, hints: Record<string, string[]> = {}): GeneratorContext {
-  return { contract: contract.core, document: contract.doc, validators: contract.validators, now: Date.now, hints: (name) => hints[name] };
-}
+export type GeneratorContext = ReturnType<typeof generatorContext>;
 
 /** Longest string made for a schema without `maxLength`: long enough to pass any limit a server may wrongly set. */
 const STRING_CAP = 1_000;
@@ -74,37 +70,28 @@ function regexArbitrary(): fc.Arbitrary<string> {
   return fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(""));
 }
 
-function formatArbitrary(format: string): fc.Arbitrary<string> | undefined {
-  switch (format) {
-    case "uuid":
-      return fc.uuid();
-    case "uri":
-    case "url":
-    case "iri":
-      return fc.webUrl({ withQueryParameters: true, withFragments: true });
-    case "date-time":
-      return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString());
-    case "date":
-      return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-    case "email":
-      return fc.emailAddress();
-    case "hostname":
-      return fc.domain();
-    case "ipv4":
-      return fc.ipV4();
-    case "ipv6":
-      return fc.ipV6();
-    case "regex":
-      return regexArbitrary();
-    default:
-      return undefined;
-  }
-}
+const dates = () => fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString());
+const webUrls = () => fc.webUrl({ withQueryParameters: true, withFragments: true });
+
+/** Strings of each format the generator makes by construction; other formats are left to the validator. */
+const FORMATS: Record<string, () => fc.Arbitrary<string>> = {
+  uuid: () => fc.uuid(),
+  uri: webUrls,
+  url: webUrls,
+  iri: webUrls,
+  "date-time": dates,
+  date: () => dates().map((at) => at.slice(0, 10)),
+  email: () => fc.emailAddress(),
+  hostname: () => fc.domain(),
+  ipv4: () => fc.ipV4(),
+  ipv6: () => fc.ipV6(),
+  regex: regexArbitrary,
+};
 
 function stringArbitrary(view: SchemaView, ctx: GeneratorContext): fc.Arbitrary<string> {
   const minLength = view.minLength ?? 0;
   const maxLength = Math.max(minLength, view.maxLength ?? Math.max(STRING_CAP, minLength));
-  const byFormat = view.format ? formatArbitrary(view.format) : undefined;
+  const byFormat = view.format && Object.hasOwn(FORMATS, view.format) ? FORMATS[view.format]!() : undefined;
   let arbitrary: fc.Arbitrary<string>;
   if (byFormat) arbitrary = byFormat;
   else if (view.patterns.length > 0) arbitrary = fc.stringMatching(new RegExp(view.patterns[0]!, "u"));
@@ -300,7 +287,7 @@ export function candidateRequestArbitrary(ctx: GeneratorContext, operation: Walk
     const model = Object.fromEntries(parameters.map((p) => [p.name, valueArbitrary(viewOf(ctx.document, [p.schema]), ctx, 0, p.name).map(wireString)]));
     return fc.record(model, { requiredKeys: parameters.filter((p) => p.required || where === "path").map((p) => p.name) }) as fc.Arbitrary<Record<string, string>>;
   };
-  const media = operation.requestBody?.media.find((m) => /^application\/(.+\+)?json$/i.test(m.mediaType) && m.schema !== undefined);
+  const media = operation.requestBody?.media.find((m) => isJsonMediaType(m.mediaType) && m.schema !== undefined);
   const body = media ? valueArbitrary(viewOf(ctx.document, [media.schema!]), ctx) : fc.constant(undefined);
   const optionalBody = media && !operation.requestBody!.required ? fc.option(body, { nil: undefined }) : body;
   return fc

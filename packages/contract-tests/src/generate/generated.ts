@@ -58,17 +58,12 @@ function seedFor(seed: number, operation: string, check: string): number {
   return hash;
 }
 
-/** The operation a linked request came from, and what it answered. */
-interface LinkSource {
-  operation: string;
-  status: number;
-}
-
 /**
- * Judges the answer to a request the API serves; undefined when it passes. A 400 passes only as a
- * refusal the facts name as depending on the target's state (`stateRefusals`).
+ * Judges the answer to a request the API serves (`source`: the operation a linked request came from,
+ * and what it answered); undefined when it passes. A 400 passes only as a refusal the facts name as
+ * depending on the target's state (`stateRefusals`).
  */
-function judgeValid(ctx: CheckContext, operation: string, result: CallResult, source?: LinkSource): string | undefined {
+function judgeValid(ctx: CheckContext, operation: string, result: CallResult, source?: { operation: string; status: number }): string | undefined {
   const { status, bodyText } = result.exchange;
   if (status >= 500) return `a valid request got ${status}: ${snippet(bodyText)}`;
   if (!result.verdict.ok) return result.verdict.reason;
@@ -148,8 +143,8 @@ function linksOf(operation: WalkedOperation, operations: WalkedOperation[]): Lin
     const links = response.object.links;
     if (!isObject(links)) continue;
     for (const [name, link] of Object.entries(links)) {
-      const target = isObject(link) ? operations.find((op) => op.operationId === link.operationId) : undefined;
-      if (!target || !isObject(link)) continue;
+      const target = isObject(link) && operations.find((op) => op.operationId === link.operationId);
+      if (!target) continue;
       found.push({ name, target, parameters: isObject(link.parameters) ? link.parameters : {}, ...(link.requestBody !== undefined ? { requestBody: link.requestBody } : {}) });
     }
   }
@@ -236,7 +231,7 @@ async function runProperty(
   // Each kind of example: the requests it sends and the failure it found, if any.
   let example: (value: unknown) => Promise<Step[]>;
   let arbitrary: fc.Arbitrary<unknown>;
-  let keep: (request: GeneratedRequest) => boolean;
+  let keep: (request: GeneratedRequest) => boolean = (request) => valid(request);
   if (check === "generated-invalid") {
     const invalid = (request: GeneratedRequest) => !valid(request);
     // Shrinking the valid request under a mutation re-derives every mutation per candidate; the
@@ -253,7 +248,6 @@ async function runProperty(
     };
   } else if (link) {
     arbitrary = fc.tuple(validRequestArbitrary(gen, operation), validRequestArbitrary(gen, link.target));
-    keep = (request) => valid(request);
     example = async (value) => {
       const [request, generated] = value as [GeneratedRequest, GeneratedRequest];
       const first = await send(operation, request);
@@ -264,12 +258,10 @@ async function runProperty(
       const problems = requestProblems(gen, link.target, next);
       if (problems.length > 0) return [...steps, { request: next, operation: link.target, failure: `the link ${link.name} makes a request the description refuses: ${problems[0]}` }];
       const second = await send(link.target, next);
-      const source: LinkSource = { operation: operation.operationId, status: first.exchange.status };
-      return [...steps, { request: next, operation: link.target, failure: judgeValid(ctx, link.target.operationId, second, source) }];
+      return [...steps, { request: next, operation: link.target, failure: judgeValid(ctx, link.target.operationId, second, { operation: operation.operationId, status: first.exchange.status }) }];
     };
   } else {
     arbitrary = validRequestArbitrary(gen, operation);
-    keep = (request) => valid(request);
     example = async (value) => {
       const request = value as GeneratedRequest;
       const result = await send(operation, request);
@@ -322,9 +314,8 @@ async function runProperty(
     known.add(kind);
     found.push(await reduced(lastFailure, kind));
   }
-  const stopped = ctx.deadline.aborted;
   if (found.length === 0) {
-    const how = stopped ? `stopped by --max-time after ${examples} of ${options.examples} examples` : `${examples} examples`;
+    const how = ctx.deadline.aborted ? `stopped by --max-time after ${examples} of ${options.examples} examples` : `${examples} examples`;
     return { ok: true, reason: `${how} (seed ${options.seed})`, examples };
   }
   const first = found[0]!;

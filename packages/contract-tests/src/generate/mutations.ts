@@ -1,4 +1,4 @@
-import { acceptsUrl, pathRegexProblem, type UrlRule, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
+import { isJsonMediaType, acceptsUrl, pathRegexProblem, type WalkedOperation, type XRule } from "@api-contracts/contract-core";
 import { viewOf, withBranch, jsonType, type SchemaView } from "./schema-view.js";
 import { wireString, type GeneratedRequest, type GeneratorContext } from "./arbitraries.js";
 import { DROP, replaceAt, type Path } from "./reduce.js";
@@ -55,11 +55,6 @@ function brokenValues(view: SchemaView, value: unknown, wire: boolean): Array<{ 
  */
 const REFUSED_URLS = ["0.0.260.0", "http://0.0.260.0/", "a\uD7A4a.0.\u0500A", "https://example.com:99999/", "http://exa mple.com/", "localhost:8080", "例子.中国", "ftp://example.com/", "http://http://example.com", "image_0001.jpg", "no scheme/path"];
 
-function urlBreaks(rule: UrlRule, current: unknown): unknown[] {
-  const refused = REFUSED_URLS.filter((url) => !acceptsUrl(rule, url));
-  return Array.isArray(current) ? refused.map((url) => [...current, url]) : refused;
-}
-
 /**
  * Patterns a JavaScript `RegExp` may take that Firecrawl's crawler refuses, or the other way round:
  * look-around, a back-reference, a Unicode class, a non-ASCII character in a class, a `{` that is no
@@ -78,8 +73,11 @@ function xRuleBreaks(rule: XRule, object: Record<string, unknown>, now: number):
       return [[{ type: "wait", milliseconds: rule.maxMs + 1 }], [{ type: "wait", milliseconds: rule.maxMs - rule.selectorWaitMs + 1 }, { type: "wait", selector: "#main" }]];
     case "no-schemaless-object":
       return [{ type: "object", properties: { data: { type: "object", additionalProperties: true } } }];
-    case "url":
-      return urlBreaks(rule, object[rule.member]);
+    case "url": {
+      const current = object[rule.member];
+      const refused = REFUSED_URLS.filter((url) => !acceptsUrl(rule, url));
+      return Array.isArray(current) ? refused.map((url) => [...current, url]) : refused;
+    }
     case "path-regex": {
       const current = Array.isArray(object[rule.member]) ? (object[rule.member] as unknown[]) : [];
       return REFUSED_PATTERNS.filter((pattern) => pathRegexProblem(pattern) !== undefined).map((pattern) => [...current, pattern]);
@@ -156,7 +154,7 @@ function bodyMutations(ctx: GeneratorContext, view: SchemaView, value: unknown, 
 export function mutationsOf(ctx: GeneratorContext, operation: WalkedOperation, request: GeneratedRequest, invalid: (request: GeneratedRequest) => boolean = () => true): Mutation[] {
   const now = ctx.now();
   const found: Mutation[] = [];
-  const media = operation.requestBody?.media.find((m) => /^application\/(.+\+)?json$/i.test(m.mediaType) && m.schema !== undefined);
+  const media = operation.requestBody?.media.find((m) => isJsonMediaType(m.mediaType) && m.schema !== undefined);
   if (media && request.body !== undefined) {
     const sites: Array<{ path: Path; kind: string; value?: unknown; remove?: boolean }> = [];
     bodyMutations(ctx, viewOf(ctx.document, [media.schema!]), request.body, [], now, sites);

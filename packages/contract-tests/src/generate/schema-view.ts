@@ -39,10 +39,6 @@ export interface SchemaView {
   needsValidation: boolean;
 }
 
-function emptyView(): SchemaView {
-  return { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false };
-}
-
 const larger = (a: number | undefined, b: unknown) => (typeof b !== "number" ? a : a === undefined ? b : Math.max(a, b));
 const smaller = (a: number | undefined, b: unknown) => (typeof b !== "number" ? a : a === undefined ? b : Math.min(a, b));
 
@@ -67,14 +63,9 @@ function mergeInto(document: JsonObject, pointer: string, view: SchemaView, dept
   if (Object.hasOwn(node, "const")) view.const = { value: node.const };
   if (typeof node.format === "string") view.format ??= node.format;
   if (typeof node.pattern === "string") view.patterns.push(node.pattern);
-  view.minLength = larger(view.minLength, node.minLength);
-  view.maxLength = smaller(view.maxLength, node.maxLength);
-  view.minimum = larger(view.minimum, node.minimum);
-  view.maximum = smaller(view.maximum, node.maximum);
-  view.exclusiveMinimum = larger(view.exclusiveMinimum, node.exclusiveMinimum);
-  view.exclusiveMaximum = smaller(view.exclusiveMaximum, node.exclusiveMaximum);
-  view.minItems = larger(view.minItems, node.minItems);
-  view.maxItems = smaller(view.maxItems, node.maxItems);
+  // Bounds of every schema hold at once: the tightest wins.
+  for (const key of ["minLength", "minimum", "exclusiveMinimum", "minItems"] as const) view[key] = larger(view[key], node[key]);
+  for (const key of ["maxLength", "maximum", "exclusiveMaximum", "maxItems"] as const) view[key] = smaller(view[key], node[key]);
   if (node.items !== undefined) view.items.push(`${pointer}/items`);
   if (node.uniqueItems === true || node.contains !== undefined || node.prefixItems !== undefined) view.needsValidation = true;
 
@@ -120,7 +111,7 @@ function remembered(document: JsonObject, key: string, make: () => SchemaView): 
 /** The view of the schemas at these pointers, all of which a value must satisfy. */
 export function viewOf(document: JsonObject, pointers: string[]): SchemaView {
   return remembered(document, pointers.join("\n"), () => {
-    const view = emptyView();
+    const view: SchemaView = { pointers: [], patterns: [], items: [], properties: new Map(), required: new Set(), closed: false, xRules: [], needsValidation: false };
     for (const pointer of pointers) mergeInto(document, pointer, view);
     view.pointers = [...pointers];
     return view;

@@ -6,20 +6,10 @@ import { UnreachableError } from "../http.js";
 import { reproduction, sendRaw, stillAccepts, stillAnswers, type Connection, type Piece, type RawAnswer, type WireOutcome } from "./wire.js";
 
 /** What a probe needs to know of one operation. */
-interface ProbedOperation {
-  ref: WalkedOperation;
-  /** The path with every parameter filled, relative to the base URL. */
-  path: string;
-  hasBody: boolean;
-  documented: string[];
-}
+type ProbedOperation = ReturnType<typeof probedOperation>;
 
-/** What a probe's outcome means for clients: a failure harms them, a warning is hygiene. */
-interface Judgement {
-  severity: Severity;
-  /** Why, in words a reader can act on. */
-  reason: string;
-}
+/** What a probe's outcome means for clients (a failure harms them, a warning is hygiene), and why in words a reader can act on. */
+type Judgement = { severity: Severity; reason: string };
 
 /** One request that `fetch` will not send, and what the contract expects in return. */
 export interface Probe {
@@ -153,9 +143,10 @@ export const PROBES: readonly Probe[] = [
   },
 ];
 
-function probedOperation(contract: Contract, ref: WalkedOperation): ProbedOperation {
+function probedOperation(contract: Contract, ref: WalkedOperation) {
   return {
     ref,
+    // Every parameter filled, relative to the base URL.
     path: fillPath(ref.path, {}, () => randomUUID()),
     hasBody: contract.requestBodySchema(ref.operationId) !== undefined,
     documented: ref.responses.map((response) => response.status),

@@ -1,4 +1,4 @@
-import { ClientRequest, type IncomingHttpHeaders } from "node:http";
+import { ClientRequest } from "node:http";
 import { connect as connectTcp, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { Duplex } from "node:stream";
@@ -26,7 +26,6 @@ export interface WireTarget {
 /** What came back for a raw request, read with node's own HTTP parser. */
 export interface RawAnswer {
   status: number;
-  headers: IncomingHttpHeaders;
   contentType: string | null;
   bodyText: string;
 }
@@ -131,11 +130,6 @@ function timeUp(target: WireTarget): { expired: Promise<"aborted">; stop(): void
   };
 }
 
-/** A second request, sent after an answer on a connection the server left open. */
-function followUpBytes(url: URL): Buffer {
-  return Buffer.from(`GET ${url.pathname.replace(/\/+$/, "")}/ HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`, "latin1");
-}
-
 /**
  * Sends raw bytes on a fresh connection and reads one answer, within the timeout and the answer
  * limit. With `stall`, the connection is left open after the bytes (the request is unfinished) and
@@ -165,7 +159,7 @@ export async function sendRaw(target: WireTarget, method: string, pieces: readon
             resolve({ kind: "unfinished-answer", why: `a ${response.statusCode} answer longer than ${target.maxAnswerBytes} bytes (--max-answer-bytes)` });
             socket.destroy();
           },
-          end: (body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, contentType: response.headers["content-type"] ?? null, bodyText: body.toString("utf8") }),
+          end: (body) => resolve({ status: response.statusCode ?? 0, contentType: response.headers["content-type"] ?? null, bodyText: body.toString("utf8") }),
         });
         response.on("error", (error: Error & { code?: string }) => resolve({ kind: "unfinished-answer", why: `a ${response.statusCode} answer that broke off (${error.code ?? error.message})` }));
       });
@@ -236,7 +230,8 @@ async function afterAnswer(socket: Socket, target: WireTarget): Promise<Connecti
     socket.on("end", () => resolve("closed"));
     socket.on("close", () => resolve("closed"));
   });
-  socket.write(followUpBytes(target.url));
+  // A second request, on a connection the server left open.
+  socket.write(`GET ${target.url.pathname.replace(/\/+$/, "")}/ HTTP/1.1\r\nHost: ${target.url.host}\r\nConnection: close\r\n\r\n`, "latin1");
   const result = await Promise.race([verdict, wait.expired]);
   wait.stop();
   return result === "aborted" ? "hanging" : result;

@@ -1,4 +1,4 @@
-import { describeFinding, judgeJobCalls, type JobConcern, type JobEvents, type OpenApiValidators, type WebhookSubscription } from "@api-contracts/contract-core";
+import { describeFinding, judgeJobCalls, type JobConcern, type JobJudgeOptions, type JobEvents, type OpenApiValidators, type WebhookSubscription } from "@api-contracts/contract-core";
 import type { Severity } from "../checks/types.js";
 import type { ReceivedCall } from "./receiver.js";
 
@@ -28,19 +28,12 @@ export interface JobRecord {
   waitedMs: number;
 }
 
-interface JudgeOptions {
-  validators: OpenApiValidators;
-  /** The secret the target signs with; without it signatures are not judged. */
-  secret?: string;
-  /**
-   * Calls sent without waiting for each other may arrive out of the order they were sent in (the
-   * contract tells receivers to order by event): a call out of order by at most this many
-   * milliseconds is a warning, by more a failure.
-   */
-  graceMs: number;
-  /** Said after "no call arrived" when the receiver got no call from any job: the likely cause. */
-  silentReceiver?: string;
-}
+/**
+ * contract-core's options for judging a job's calls (`graceMs` by default its DELIVERY_ORDER_GRACE_MS;
+ * without `secret` signatures are not judged), and what is said after "no call arrived" when the
+ * receiver got no call from any job: the likely cause.
+ */
+type JudgeOptions = Pick<JobJudgeOptions, "secret" | "graceMs"> & { validators: OpenApiValidators; silentReceiver?: string };
 
 /** The kit's checks by what contract-core's findings are about. */
 const CONCERNS: Record<JobConcern, Concern> = { schema: "deliveries", method: "deliveries", id: "deliveries", signature: "signature", order: "order", events: "events", metadata: "metadata", headers: "metadata" };
@@ -60,7 +53,7 @@ export function judgeJob(job: JobRecord, kind: JobEvents, options: JudgeOptions)
     everyEvent: true,
     graceMs: options.graceMs,
     waited: `${job.waitedMs} ms`,
-    ...(options.secret === undefined ? {} : { secret: options.secret }),
+    secret: options.secret,
   });
   for (const finding of judged) add(CONCERNS[finding.concern], finding.severity, describeFinding(finding), finding.call);
   return findings;

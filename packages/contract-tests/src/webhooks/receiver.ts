@@ -1,7 +1,6 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { originForm, pathOf } from "@api-contracts/contract-core";
-import { readUpTo } from "@api-contracts/contract-core/server";
+import { createEdgeServer, listen, readUpTo } from "@api-contracts/contract-core/server";
 
 /** One call the target made to the receiver, as it arrived. */
 export interface ReceivedCall {
@@ -27,29 +26,15 @@ interface ReceiverLimits {
 export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = { maxBodyBytes: 1_048_576, maxCallsPerPath: 100, maxPaths: 16 };
 
 /** A local receiver of webhook calls: answers each at once with 200 and keeps it, bounded. */
-export interface DeliveryReceiver {
-  /** `http://host:port` it listens on. */
-  origin: string;
-  /** Starts keeping the calls made to `path`, whatever query they carry (calls to paths not expected are strays). */
-  expect(path: string): void;
-  /** The calls made to `path` so far, in the order they arrived. */
-  calls(path: string): ReceivedCall[];
-  /** Calls to `path` refused: `tooLarge` (over `maxBodyBytes`), `overCap` (past `maxCallsPerPath`). */
-  refused(path: string): { tooLarge: number; overCap: number };
-  /** Calls to paths not expected: a target that reaches the receiver but calls another URL than the webhook's. */
-  readonly strays: number;
-  /** Resolves true once `done(calls(path))` holds, false when `timeoutMs` pass or `signal` aborts first. */
-  waitFor(path: string, done: (calls: ReceivedCall[]) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
-  close(): Promise<void>;
-}
+export type DeliveryReceiver = Awaited<ReturnType<typeof startDeliveryReceiver>>;
 
 /** Starts a receiver on `host:port` (port 0 picks a free one). */
-export async function startDeliveryReceiver(host: string, port: number, limits: ReceiverLimits = DEFAULT_RECEIVER_LIMITS): Promise<DeliveryReceiver> {
+export async function startDeliveryReceiver(host: string, port: number, limits: ReceiverLimits = DEFAULT_RECEIVER_LIMITS) {
   const began = performance.now();
   const kept = new Map<string, { calls: ReceivedCall[]; tooLarge: number; overCap: number }>();
   const waiters = new Set<() => void>();
   let strays = 0;
-  const server = createServer((req, res) => {
+  const server = createEdgeServer({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 }, (req, res) => {
     // The path without its query: a target that adds one to the webhook's URL (a source, a
     // cache-buster) still calls that webhook; the absolute form a proxy may send is read too.
     const path = pathOf(originForm(req.url ?? "/") ?? "");
@@ -78,26 +63,25 @@ export async function startDeliveryReceiver(host: string, port: number, limits: 
       },
     });
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const { url } = await listen(server, port, host);
   return {
-    origin: `http://${shownHost}:${address.port}`,
-    expect(path) {
+    /** `http://host:port` it listens on. */
+    origin: url,
+    /** Starts keeping the calls made to `path`, whatever query they carry (calls to paths not expected are strays). */
+    expect(path: string): void {
       if (kept.size >= limits.maxPaths) throw new Error(`the receiver keeps the calls of at most ${limits.maxPaths} paths`);
       if (!kept.has(path)) kept.set(path, { calls: [], tooLarge: 0, overCap: 0 });
     },
-    calls: (path) => [...(kept.get(path)?.calls ?? [])],
-    refused: (path) => ({ tooLarge: kept.get(path)?.tooLarge ?? 0, overCap: kept.get(path)?.overCap ?? 0 }),
-    get strays() {
+    /** The calls made to `path` so far, in the order they arrived. */
+    calls: (path: string): ReceivedCall[] => [...(kept.get(path)?.calls ?? [])],
+    /** Calls to `path` refused: `tooLarge` (over `maxBodyBytes`), `overCap` (past `maxCallsPerPath`). */
+    refused: (path: string) => ({ tooLarge: kept.get(path)?.tooLarge ?? 0, overCap: kept.get(path)?.overCap ?? 0 }),
+    /** Calls to paths not expected: a target that reaches the receiver but calls another URL than the webhook's. */
+    get strays(): number {
       return strays;
     },
-    waitFor(path, done, timeoutMs, signal) {
+    /** Resolves true once `done(calls(path))` holds, false when `timeoutMs` pass or `signal` aborts first. */
+    waitFor(path: string, done: (calls: ReceivedCall[]) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
       return new Promise((resolve) => {
         const finish = (value: boolean): void => {
           clearTimeout(timer);

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DELIVERY_ORDER_GRACE_MS, type JobEvents, type JsonObject } from "@api-contracts/contract-core";
+import { isObject, type JobEvents, type JsonObject } from "@api-contracts/contract-core";
 import type { Contract } from "../judge.js";
-import { curlOf, expectAnswer, fail, pass, requireAnswer, skip, snippet, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
+import { curlOf, expectAnswer, fail, pass, skip, snippet, warn, type Check, type CheckContext, type Outcome } from "../checks/types.js";
 import { judgeJob, type Concern, type Finding, type JobRecord } from "./judge.js";
 import { DEFAULT_RECEIVER_LIMITS, startDeliveryReceiver, type DeliveryReceiver } from "./receiver.js";
 
@@ -20,7 +20,7 @@ export interface WebhookReceiverOptions {
   publicUrl?: string;
 }
 
-interface WebhookStageOptions {
+export interface WebhookStageOptions {
   /** Undefined when no receiver the target can reach is known; `unavailable` says why. */
   receiver?: WebhookReceiverOptions;
   unavailable?: string;
@@ -104,14 +104,11 @@ export class WebhookStage {
       if (BACK_OFF[status] && expectAnswer(result, status).ok) {
         return { notStarted: `not run: starting ${job.name} was answered ${status} (${BACK_OFF[status]}): ${snippet(bodyText)}; the contract documents it and a client backs off, so run again later` };
       }
-      let answer: Record<string, unknown>;
-      try {
-        answer = requireAnswer(result, "2xx", `starting ${job.name}`);
-      } catch (error) {
-        return { error: `${(error as Error).message}\n${curlOfStart(body)}` };
-      }
-      if (typeof answer.id !== "string") return { error: `starting ${job.name}: the answer has no id` };
-      started.push({ name: job.name, path, body, id: answer.id, began: performance.now() });
+      const answered = expectAnswer(result, "2xx");
+      if (!answered.ok) return { error: `starting ${job.name}: ${answered.reason}\n${curlOfStart(body)}` };
+      const id = isObject(result.body) ? result.body.id : undefined;
+      if (typeof id !== "string") return { error: `starting ${job.name}: the answer has no id` };
+      started.push({ name: job.name, path, body, id, began: performance.now() });
     }
     await Promise.all(started.map((job) => receiver.waitFor(job.path, (calls) => calls.some((call) => call.type === kind.last), deadlineMs, runDeadline)));
     await sleep(LATE_CALLS_MS, undefined, { signal: runDeadline }).catch(() => undefined);
@@ -127,7 +124,7 @@ export class WebhookStage {
     const judged = started.map((job): JudgedJob => {
       const subscription = ctx.contract.core.webhookSubscription(ref, job.body)!;
       const record: JobRecord = { name: job.name, subscription, id: job.id, calls: receiver.calls(job.path), refused: receiver.refused(job.path), waitedMs: Math.min(deadlineMs, Math.round(performance.now() - job.began)) };
-      const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, graceMs: DELIVERY_ORDER_GRACE_MS, ...(silentReceiver ? { silentReceiver } : {}) });
+      const findings = judgeJob(record, kind, { validators: ctx.contract.validators, secret: this.options.secret, ...(silentReceiver ? { silentReceiver } : {}) });
       return { record, findings, curl: curlOfStart(job.body) };
     });
     return { jobs: judged };
