@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createApiClient } from "@api-contracts/client-runtime";
 import { readAnswerBody, type Decision, type ErrorReply, type IncomingRequest, type SentRequest } from "@api-contracts/contract-core";
 import type { Contract, Exchange, Verdict } from "./judge.js";
-import type { RunLimits } from "./report.js";
-import { CheckFailure } from "./checks/types.js";
+import { CheckFailure } from "./checks/failure.js";
 
 /** How a request authenticates: the real key, none, a wrong scheme, or a key the server cannot know. */
 type AuthMode = "valid" | "none" | "wrong-scheme" | "invalid-key";
@@ -41,8 +40,15 @@ export class AnswerTooLargeError extends CheckFailure {
   override name = "AnswerTooLargeError";
 }
 
-/** Limits on what one request may cost (the command line's defaults): the wait for one answer, headers and body, and the bytes read of it. */
-export const DEFAULT_LIMITS: Pick<RunLimits, "timeoutMs" | "maxAnswerBytes"> = { timeoutMs: 10_000, maxAnswerBytes: 1_048_576 };
+/** Limits on what one request may cost; the defaults are those of the command line. */
+interface RequestLimits {
+  /** Longest wait for one answer, headers and body, in milliseconds. */
+  timeoutMs: number;
+  /** Most bytes read of one answer body. */
+  maxAnswerBytes: number;
+}
+
+export const DEFAULT_LIMITS: RequestLimits = { timeoutMs: 10_000, maxAnswerBytes: 1_048_576 };
 
 /** Statuses whose answer has no body by definition; a Response refuses one. */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
@@ -74,7 +80,7 @@ interface CallerOptions {
   contract: Contract;
   baseUrl: string;
   apiKey: string;
-  limits?: typeof DEFAULT_LIMITS;
+  limits?: RequestLimits;
   /** Aborts every request when the run's overall deadline passes. */
   deadline?: AbortSignal;
   /** Hides secrets in every text the caller hands on (answers echoing the key). */

@@ -114,10 +114,9 @@ export const fail = (reason: string): Outcome => ({ ok: false, reason });
 export const warn = (reason: string): Outcome => ({ ok: false, reason, severity: "warning" });
 export const skip = (reason: string): Outcome => ({ ok: false, reason, skipped: true });
 
-/** Thrown inside a check to stop it with a failure; the runner turns it into the check's outcome. */
-export class CheckFailure extends Error {
-  override name = "CheckFailure";
-}
+import { CheckFailure } from "./failure.js";
+
+export { CheckFailure };
 
 /**
  * The answer must have one of the expected statuses and match the contract for it. An
